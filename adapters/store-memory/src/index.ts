@@ -1,0 +1,5 @@
+/**
+ * @keyhold/store-memory — the in-memory Store adapter.
+ * @module
+ */
+export { MemoryStore } from './memory-store.js';

@@ -1,0 +1,302 @@
+/**
+ * The in-memory Store: every record in Maps with the same uniqueness rules as the SQL
+ * store, transactions serialized one at a time and rolled back through an undo journal.
+ * Records are cloned on the way in and out, so callers never share state with the store.
+ * For tests, examples and embedding; state ends with the process.
+ * @module
+ */
+import {
+  addressKey,
+  StoreConflictError,
+  type ActivityFilter,
+  type ActivityRecord,
+  type ApiKeyRecord,
+  type OrganizationRecord,
+  type PageRequest,
+  type PrivateKeyRecord,
+  type Store,
+  type StoreTransaction,
+  type UserRecord,
+  type WalletAccountRecord,
+  type WalletRecord,
+} from '@keyhold/activities';
+import { Journal } from './journal.js';
+
+const k = (...parts: string[]) => parts.join('\u0000');
+const clone = <T>(value: T): T => structuredClone(value);
+
+class State {
+  organizations = new Map<string, OrganizationRecord>();
+  users = new Map<string, UserRecord>();
+  apiKeys = new Map<string, ApiKeyRecord>();
+  apiKeyByPublicKey = new Map<string, string>();
+  wallets = new Map<string, WalletRecord>();
+  accounts = new Map<string, WalletAccountRecord>();
+  accountByAddress = new Map<string, string>();
+  accountByPublicKey = new Map<string, string>();
+  accountByPath = new Map<string, string>();
+  privateKeys = new Map<string, PrivateKeyRecord>();
+  privateKeyByAddress = new Map<string, string>();
+  privateKeyByPublicKey = new Map<string, string>();
+  activities = new Map<string, ActivityRecord>();
+  activityByFingerprint = new Map<string, string>();
+  /** Activity ids per organization, ascending. */
+  activityIdsByOrganization = new Map<string, string[]>();
+}
+
+/** Pages an ascending list of ids: `after`/`before` cursors, at most `limit`. */
+function pageOf(ids: readonly string[], page: PageRequest | undefined, newestFirst: boolean): string[] {
+  const ordered = newestFirst ? [...ids].reverse() : [...ids];
+  let start = 0;
+  let end = ordered.length;
+  if (page?.after !== undefined) {
+    const i = ordered.indexOf(page.after);
+    start = i === -1 ? ordered.length : i + 1;
+  }
+  if (page?.before !== undefined) {
+    const i = ordered.indexOf(page.before);
+    end = i === -1 ? 0 : i;
+  }
+  const slice = ordered.slice(start, Math.max(start, end));
+  if (!page) return slice;
+  // `before` alone asks for the page just ahead of the cursor.
+  return page.before !== undefined && page.after === undefined
+    ? slice.slice(Math.max(0, slice.length - page.limit))
+    : slice.slice(0, page.limit);
+}
+
+function transactionOver(s: State, j: Journal): StoreTransaction {
+  const unique = <V>(index: Map<string, V>, key: string, constraint: string) => {
+    if (index.has(key)) throw new StoreConflictError(constraint);
+  };
+  return {
+    organizations: {
+      async get(id) {
+        const r = s.organizations.get(id);
+        return r && clone(r);
+      },
+      async insert(r) {
+        unique(s.organizations, r.organizationId, 'organization_pkey');
+        j.set(s.organizations, r.organizationId, clone(r));
+      },
+      async update(r) {
+        j.set(s.organizations, r.organizationId, clone(r));
+      },
+      async findRootByName(name) {
+        const orgs = [...s.organizations.values()].filter((o) => !o.parentOrganizationId && o.name === name);
+        orgs.sort((a, b) => a.createdAt - b.createdAt);
+        return orgs[0] && clone(orgs[0]);
+      },
+    },
+    users: {
+      async get(org, id) {
+        const r = s.users.get(k(org, id));
+        return r && clone(r);
+      },
+      async list(org) {
+        return [...s.users.values()]
+          .filter((u) => u.organizationId === org)
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .map(clone);
+      },
+      async insert(r) {
+        unique(s.users, k(r.organizationId, r.userId), 'user_pkey');
+        j.set(s.users, k(r.organizationId, r.userId), clone(r));
+      },
+      async update(r) {
+        j.set(s.users, k(r.organizationId, r.userId), clone(r));
+      },
+      async delete(org, id) {
+        j.delete(s.users, k(org, id));
+      },
+    },
+    apiKeys: {
+      async get(org, id) {
+        const r = s.apiKeys.get(k(org, id));
+        return r && clone(r);
+      },
+      async listByUser(org, user) {
+        return [...s.apiKeys.values()]
+          .filter((a) => a.organizationId === org && a.userId === user)
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .map(clone);
+      },
+      async listByOrganization(org) {
+        return [...s.apiKeys.values()]
+          .filter((a) => a.organizationId === org)
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .map(clone);
+      },
+      async findByPublicKey(org, publicKey) {
+        const id = s.apiKeyByPublicKey.get(k(org, publicKey));
+        const r = id === undefined ? undefined : s.apiKeys.get(k(org, id));
+        return r && clone(r);
+      },
+      async insert(r) {
+        unique(s.apiKeys, k(r.organizationId, r.apiKeyId), 'api_key_pkey');
+        unique(s.apiKeyByPublicKey, k(r.organizationId, r.publicKey), 'api_key_public_key');
+        j.set(s.apiKeys, k(r.organizationId, r.apiKeyId), clone(r));
+        j.set(s.apiKeyByPublicKey, k(r.organizationId, r.publicKey), r.apiKeyId);
+      },
+      async delete(org, id) {
+        const r = s.apiKeys.get(k(org, id));
+        if (!r) return;
+        j.delete(s.apiKeys, k(org, id));
+        j.delete(s.apiKeyByPublicKey, k(org, r.publicKey));
+      },
+    },
+    wallets: {
+      async get(org, id) {
+        const r = s.wallets.get(k(org, id));
+        return r && clone(r);
+      },
+      async list(org) {
+        return [...s.wallets.values()]
+          .filter((w) => w.organizationId === org)
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .map(clone);
+      },
+      async insert(r) {
+        unique(s.wallets, k(r.organizationId, r.walletId), 'wallet_pkey');
+        j.set(s.wallets, k(r.organizationId, r.walletId), clone(r));
+      },
+      async update(r) {
+        j.set(s.wallets, k(r.organizationId, r.walletId), clone(r));
+      },
+    },
+    walletAccounts: {
+      async list(org, walletId, page) {
+        const ids = [...s.accounts.values()]
+          .filter((a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId))
+          .map((a) => a.walletAccountId);
+        return pageOf(ids, page, false).map((id) => clone(s.accounts.get(k(org, id))!));
+      },
+      async findByAddress(org, address) {
+        const id = s.accountByAddress.get(k(org, addressKey(address)));
+        return id === undefined ? undefined : clone(s.accounts.get(k(org, id))!);
+      },
+      async findByPublicKey(org, publicKey) {
+        const id = s.accountByPublicKey.get(k(org, publicKey));
+        return id === undefined ? undefined : clone(s.accounts.get(k(org, id))!);
+      },
+      async findByPath(org, walletId, path) {
+        const id = s.accountByPath.get(k(org, walletId, path));
+        return id === undefined ? undefined : clone(s.accounts.get(k(org, id))!);
+      },
+      async insert(r) {
+        const org = r.organizationId;
+        unique(s.accounts, k(org, r.walletAccountId), 'wallet_account_pkey');
+        unique(s.accountByPath, k(org, r.walletId, r.path), 'wallet_account_path');
+        j.set(s.accounts, k(org, r.walletAccountId), clone(r));
+        j.set(s.accountByPath, k(org, r.walletId, r.path), r.walletAccountId);
+        // The first account with an address or key answers lookups by it.
+        if (!s.accountByAddress.has(k(org, addressKey(r.address)))) {
+          j.set(s.accountByAddress, k(org, addressKey(r.address)), r.walletAccountId);
+        }
+        if (!s.accountByPublicKey.has(k(org, r.publicKey))) {
+          j.set(s.accountByPublicKey, k(org, r.publicKey), r.walletAccountId);
+        }
+      },
+    },
+    privateKeys: {
+      async get(org, id) {
+        const r = s.privateKeys.get(k(org, id));
+        return r && clone(r);
+      },
+      async list(org) {
+        return [...s.privateKeys.values()]
+          .filter((p) => p.organizationId === org)
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .map(clone);
+      },
+      async findByAddress(org, address) {
+        const id = s.privateKeyByAddress.get(k(org, addressKey(address)));
+        return id === undefined ? undefined : clone(s.privateKeys.get(k(org, id))!);
+      },
+      async findByPublicKey(org, publicKey) {
+        const id = s.privateKeyByPublicKey.get(k(org, publicKey));
+        return id === undefined ? undefined : clone(s.privateKeys.get(k(org, id))!);
+      },
+      async insert(r) {
+        const org = r.organizationId;
+        unique(s.privateKeys, k(org, r.privateKeyId), 'private_key_pkey');
+        j.set(s.privateKeys, k(org, r.privateKeyId), clone(r));
+        for (const a of r.addresses) {
+          if (!s.privateKeyByAddress.has(k(org, addressKey(a.address)))) {
+            j.set(s.privateKeyByAddress, k(org, addressKey(a.address)), r.privateKeyId);
+          }
+        }
+        if (!s.privateKeyByPublicKey.has(k(org, r.publicKey))) {
+          j.set(s.privateKeyByPublicKey, k(org, r.publicKey), r.privateKeyId);
+        }
+      },
+      async update(r) {
+        j.set(s.privateKeys, k(r.organizationId, r.privateKeyId), clone(r));
+      },
+    },
+    activities: {
+      async get(org, id) {
+        const r = s.activities.get(id);
+        return r && r.organizationId === org ? clone(r) : undefined;
+      },
+      async findByFingerprint(fingerprint) {
+        const id = s.activityByFingerprint.get(fingerprint);
+        return id === undefined ? undefined : clone(s.activities.get(id)!);
+      },
+      async list(org, filter: ActivityFilter, page) {
+        const statuses = filter.statuses?.length ? new Set(filter.statuses) : undefined;
+        const types = filter.types?.length ? new Set(filter.types) : undefined;
+        const ids = (s.activityIdsByOrganization.get(org) ?? []).filter((id) => {
+          const r = s.activities.get(id)!;
+          return (!statuses || statuses.has(r.status)) && (!types || types.has(r.type));
+        });
+        return pageOf(ids, page, true).map((id) => clone(s.activities.get(id)!));
+      },
+      async insert(r) {
+        unique(s.activities, r.id, 'activity_pkey');
+        unique(s.activityByFingerprint, r.fingerprint, 'activity_fingerprint');
+        j.set(s.activities, r.id, clone(r));
+        j.set(s.activityByFingerprint, r.fingerprint, r.id);
+        const list = s.activityIdsByOrganization.get(r.organizationId) ?? [];
+        if (!s.activityIdsByOrganization.has(r.organizationId)) {
+          j.set(s.activityIdsByOrganization, r.organizationId, list);
+        }
+        let at = list.length;
+        while (at > 0 && list[at - 1]! > r.id) at--;
+        list.splice(at, 0, r.id);
+        j.onRollback(() => list.splice(list.indexOf(r.id), 1));
+      },
+      async update(r) {
+        j.set(s.activities, r.id, clone(r));
+      },
+    },
+  };
+}
+
+/**
+ * Creates an in-memory Store.
+ * @example
+ * const store = new MemoryStore();
+ * await store.transaction(async (tx) => tx.organizations.get(id));
+ */
+export class MemoryStore implements Store {
+  private readonly state = new State();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    const run = async () => {
+      const journal = new Journal();
+      try {
+        return await work(transactionOver(this.state, journal));
+      } catch (error) {
+        journal.rollback();
+        throw error;
+      }
+    };
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  async close(): Promise<void> {}
+}

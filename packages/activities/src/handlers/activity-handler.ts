@@ -1,0 +1,31 @@
+/**
+ * What one activity type does. `precheck` refuses what is wrong with the parameters alone
+ * (the request is refused and nothing is stored); `execute` runs against the organization's
+ * state inside the activity's transaction, and what it throws makes the activity FAILED.
+ * @module
+ */
+import type { ActivityDefinition } from '@keyhold/protocol';
+import type { KeyVault } from '@keyhold/keys';
+import type { Ids } from '../ports/ids.js';
+import type { StoreTransaction } from '../ports/store.js';
+import type { Principal } from '../principal.js';
+import type { OrganizationRecord } from '../records.js';
+
+export interface ActivityContext {
+  readonly tx: StoreTransaction;
+  readonly organization: OrganizationRecord;
+  readonly principal: Principal;
+  readonly vault: KeyVault;
+  readonly ids: Ids;
+  /** The activity's time (epoch ms): every record it writes carries it. */
+  readonly now: number;
+  readonly activityId: string;
+  readonly definition: ActivityDefinition;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: parameters are validated by the intent schema first.
+export interface ActivityHandler<P = any> {
+  precheck?(parameters: P, definition: ActivityDefinition): void;
+  /** Returns the content of the result member. */
+  execute(ctx: ActivityContext, parameters: P): Promise<Record<string, unknown>>;
+}

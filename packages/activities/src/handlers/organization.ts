@@ -1,0 +1,40 @@
+/**
+ * UPDATE_ROOT_QUORUM and UPDATE_ORGANIZATION_NAME.
+ * @module
+ */
+import { KeyholdError } from '@keyhold/protocol';
+import type { ActivityHandler } from './activity-handler.js';
+
+export const updateRootQuorumHandler: ActivityHandler<{ threshold: number; userIds: string[] }> = {
+  precheck({ threshold, userIds }) {
+    const members = new Set(userIds).size;
+    if (threshold > members) {
+      throw new KeyholdError('QUORUM_THRESHOLD_INVALID', {
+        reason: `threshold ${threshold} exceeds the ${members} quorum users`,
+      });
+    }
+  },
+  async execute(ctx, { threshold, userIds }) {
+    const org = ctx.organization;
+    const members = [...new Set(userIds)];
+    for (const userId of members) {
+      if (!(await ctx.tx.users.get(org.organizationId, userId))) {
+        throw new KeyholdError('QUORUM_USERS_MISSING', { userId });
+      }
+    }
+    await ctx.tx.organizations.update({
+      ...org,
+      rootQuorum: { threshold, userIds: members },
+      updatedAt: ctx.now,
+    });
+    return {};
+  },
+};
+
+export const updateOrganizationNameHandler: ActivityHandler<{ organizationName: string }> = {
+  async execute(ctx, { organizationName }) {
+    const org = ctx.organization;
+    await ctx.tx.organizations.update({ ...org, name: organizationName, updatedAt: ctx.now });
+    return { organizationId: org.organizationId, organizationName };
+  },
+};

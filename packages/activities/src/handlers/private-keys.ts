@@ -1,0 +1,64 @@
+/**
+ * CREATE_PRIVATE_KEYS (V1, V2): standalone keys generated inside the vault.
+ * @module
+ */
+import { deriveAddress } from '@keyhold/keys';
+import { KeyholdError, type AddressFormat, type Curve } from '@keyhold/protocol';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import type { PrivateKeyRecord } from '../records.js';
+import type { ActivityHandler } from './activity-handler.js';
+import { SAMPLE_PUBLIC_KEY } from './sample-public-keys.js';
+
+interface PrivateKeyParams {
+  privateKeyName: string;
+  curve: Curve;
+  privateKeyTags?: string[];
+  addressFormats?: AddressFormat[];
+}
+
+export const createPrivateKeysHandler: ActivityHandler<{ privateKeys: PrivateKeyParams[] }> = {
+  precheck(p) {
+    for (const key of p.privateKeys) {
+      for (const format of key.addressFormats ?? []) {
+        deriveAddress(format, key.curve, SAMPLE_PUBLIC_KEY[key.curve]);
+      }
+    }
+  },
+  async execute(ctx, p) {
+    const created: { privateKeyId: string; addresses: PrivateKeyRecord['addresses'] }[] = [];
+    for (const params of p.privateKeys) {
+      // Private-key tags arrive with the policy engine; none exists yet.
+      if ((params.privateKeyTags ?? []).length > 0) {
+        throw new KeyholdError('BAD_REQUEST_BODY', {
+          field: 'privateKeyTags',
+          reason: 'private key tag not found',
+        });
+      }
+      const vaultKey = await ctx.vault.createKey(params.curve);
+      const addresses = [...new Set(params.addressFormats ?? [])].map((format) => ({
+        format,
+        address: deriveAddress(format, params.curve, vaultKey.publicKey),
+      }));
+      const record: PrivateKeyRecord = {
+        organizationId: ctx.organization.organizationId,
+        privateKeyId: ctx.ids.uuid(),
+        privateKeyName: params.privateKeyName,
+        curve: params.curve,
+        publicKey: bytesToHex(vaultKey.publicKey),
+        addresses,
+        privateKeyTags: [],
+        key: vaultKey.key,
+        exported: false,
+        imported: false,
+        disabled: false,
+        createdAt: ctx.now,
+        updatedAt: ctx.now,
+      };
+      await ctx.tx.privateKeys.insert(record);
+      created.push({ privateKeyId: record.privateKeyId, addresses });
+    }
+    return ctx.definition.version === 1
+      ? { privateKeyIds: created.map((c) => c.privateKeyId) }
+      : { privateKeys: created };
+  },
+};

@@ -1,0 +1,13 @@
+/**
+ * A valid public key of each curve (its generator point), used to ask statically whether an
+ * address format fits a curve before any key is made.
+ * @module
+ */
+import type { Curve } from '@keyhold/protocol';
+import { hexToBytes } from '@noble/hashes/utils.js';
+
+export const SAMPLE_PUBLIC_KEY: Record<Curve, Uint8Array> = {
+  CURVE_SECP256K1: hexToBytes('0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798'),
+  CURVE_P256: hexToBytes('036b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296'),
+  CURVE_ED25519: hexToBytes('5866666666666666666666666666666666666666666666666666666666666666'),
+};

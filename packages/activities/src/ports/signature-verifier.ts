@@ -1,0 +1,23 @@
+/**
+ * The SignatureVerifier port: verifies API-key stamps. The domain ships a portable @noble
+ * implementation (`nobleSignatureVerifier`); the Node server binds the OpenSSL one from
+ * `@keyhold/crypto-node`, which is many times faster for P-256 and Ed25519.
+ *
+ * Semantics every implementation must keep:
+ * - P-256 and secp256k1: ECDSA over SHA-256(message), DER signature, high-S accepted
+ *   (real clients send high-S about half the time).
+ * - Ed25519: a plain Ed25519 verification of `message` (64-byte signature).
+ * @module
+ */
+
+export type StampCurve = 'p256' | 'secp256k1' | 'ed25519';
+
+export interface SignatureVerifier {
+  /**
+   * @param publicKey compressed SEC1 (33 bytes) or Ed25519 (32 bytes)
+   * @param signature DER (ECDSA) or 64 raw bytes (Ed25519)
+   */
+  verify(curve: StampCurve, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean>;
+}
+
+export const SignatureVerifier: unique symbol = Symbol.for('keyhold.SignatureVerifier');

@@ -1,0 +1,123 @@
+/**
+ * The Store port: a transactional unit of work with one repository per record. Every
+ * repository returns copies; mutating a returned record changes nothing until it is written
+ * back. A constraint the Store enforces (one activity per fingerprint, unique paths per
+ * wallet, unique API-key public keys per organization) surfaces as a StoreConflictError.
+ * @module
+ */
+import type { ActivityStatus, ActivityType } from '@keyhold/protocol';
+import type {
+  ActivityRecord,
+  ApiKeyRecord,
+  OrganizationRecord,
+  PrivateKeyRecord,
+  UserRecord,
+  WalletAccountRecord,
+  WalletRecord,
+} from '../records.js';
+
+/** A page request: at most `limit` records after/before a cursor (a record id). */
+export interface PageRequest {
+  limit: number;
+  /** Records that come after this id in the listing order. */
+  after?: string;
+  /** Records that come before this id in the listing order. */
+  before?: string;
+}
+
+export interface ActivityFilter {
+  statuses?: readonly ActivityStatus[];
+  types?: readonly ActivityType[];
+}
+
+export interface OrganizationRepository {
+  get(organizationId: string): Promise<OrganizationRecord | undefined>;
+  insert(record: OrganizationRecord): Promise<void>;
+  update(record: OrganizationRecord): Promise<void>;
+  /** The first organization created without a parent (bootstrap reuse). */
+  findRootByName(name: string): Promise<OrganizationRecord | undefined>;
+}
+
+export interface UserRepository {
+  get(organizationId: string, userId: string): Promise<UserRecord | undefined>;
+  list(organizationId: string): Promise<UserRecord[]>;
+  insert(record: UserRecord): Promise<void>;
+  update(record: UserRecord): Promise<void>;
+  delete(organizationId: string, userId: string): Promise<void>;
+}
+
+export interface ApiKeyRepository {
+  get(organizationId: string, apiKeyId: string): Promise<ApiKeyRecord | undefined>;
+  listByUser(organizationId: string, userId: string): Promise<ApiKeyRecord[]>;
+  listByOrganization(organizationId: string): Promise<ApiKeyRecord[]>;
+  findByPublicKey(organizationId: string, publicKey: string): Promise<ApiKeyRecord | undefined>;
+  insert(record: ApiKeyRecord): Promise<void>;
+  delete(organizationId: string, apiKeyId: string): Promise<void>;
+}
+
+export interface WalletRepository {
+  get(organizationId: string, walletId: string): Promise<WalletRecord | undefined>;
+  list(organizationId: string): Promise<WalletRecord[]>;
+  insert(record: WalletRecord): Promise<void>;
+  update(record: WalletRecord): Promise<void>;
+}
+
+export interface WalletAccountRepository {
+  /** Accounts of an organization (or one wallet), in creation order. */
+  list(organizationId: string, walletId?: string, page?: PageRequest): Promise<WalletAccountRecord[]>;
+  findByAddress(organizationId: string, address: string): Promise<WalletAccountRecord | undefined>;
+  findByPublicKey(organizationId: string, publicKey: string): Promise<WalletAccountRecord | undefined>;
+  findByPath(organizationId: string, walletId: string, path: string): Promise<WalletAccountRecord | undefined>;
+  insert(record: WalletAccountRecord): Promise<void>;
+}
+
+export interface PrivateKeyRepository {
+  get(organizationId: string, privateKeyId: string): Promise<PrivateKeyRecord | undefined>;
+  list(organizationId: string): Promise<PrivateKeyRecord[]>;
+  findByAddress(organizationId: string, address: string): Promise<PrivateKeyRecord | undefined>;
+  findByPublicKey(organizationId: string, publicKey: string): Promise<PrivateKeyRecord | undefined>;
+  insert(record: PrivateKeyRecord): Promise<void>;
+  update(record: PrivateKeyRecord): Promise<void>;
+}
+
+export interface ActivityRepository {
+  get(organizationId: string, activityId: string): Promise<ActivityRecord | undefined>;
+  findByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined>;
+  /** Newest first. */
+  list(organizationId: string, filter: ActivityFilter, page: PageRequest): Promise<ActivityRecord[]>;
+  insert(record: ActivityRecord): Promise<void>;
+  update(record: ActivityRecord): Promise<void>;
+}
+
+/** The repositories visible inside one transaction. */
+export interface StoreTransaction {
+  readonly organizations: OrganizationRepository;
+  readonly users: UserRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly wallets: WalletRepository;
+  readonly walletAccounts: WalletAccountRepository;
+  readonly privateKeys: PrivateKeyRepository;
+  readonly activities: ActivityRepository;
+}
+
+export interface Store {
+  /** Runs `work` atomically: all of its writes commit, or none do if it throws. */
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The inversify service identifier of the Store port. */
+export const Store: unique symbol = Symbol.for('keyhold.Store');
+
+/** A write the Store refused because it would break a uniqueness constraint. */
+export class StoreConflictError extends Error {
+  constructor(readonly constraint: string) {
+    super(`store constraint violated: ${constraint}`);
+    this.name = 'StoreConflictError';
+  }
+}
+
+/** Normalizes an address for lookups: 0x-hex addresses compare case-insensitively. */
+export function addressKey(address: string): string {
+  return /^0x[0-9a-fA-F]+$/.test(address) ? address.toLowerCase() : address;
+}

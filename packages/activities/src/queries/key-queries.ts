@@ -1,0 +1,79 @@
+/**
+ * Wallets, wallet accounts and private keys.
+ * @module
+ */
+import { KeyholdError } from '@keyhold/protocol';
+import { addressKey } from '../ports/store.js';
+import { privateKeyView, walletAccountView, walletView } from '../views.js';
+import type { QueryHandler } from './query-handler.js';
+
+export const DEFAULT_ACCOUNT_PAGE_LIMIT = 100;
+
+export const listWallets: QueryHandler = async (ctx) => ({
+  wallets: (await ctx.tx.wallets.list(ctx.organization.organizationId)).map(walletView),
+});
+
+export const getWallet: QueryHandler = async (ctx, body: { walletId: string }) => {
+  const wallet = await ctx.tx.wallets.get(ctx.organization.organizationId, body.walletId.toLowerCase());
+  if (!wallet) throw new KeyholdError('WALLET_NOT_FOUND', { walletId: body.walletId });
+  return { wallet: walletView(wallet) };
+};
+
+export const listWalletAccounts: QueryHandler = async (
+  ctx,
+  body: {
+    walletId?: string;
+    includeWalletDetails?: boolean;
+    paginationOptions?: { limit?: string; before?: string; after?: string };
+  },
+) => {
+  const orgId = ctx.organization.organizationId;
+  const walletId = body.walletId?.toLowerCase();
+  if (walletId && !(await ctx.tx.wallets.get(orgId, walletId))) {
+    throw new KeyholdError('WALLET_NOT_FOUND', { walletId: body.walletId });
+  }
+  const page = body.paginationOptions ?? {};
+  const accounts = await ctx.tx.walletAccounts.list(orgId, walletId, {
+    limit: page.limit ? Number(page.limit) : DEFAULT_ACCOUNT_PAGE_LIMIT,
+    ...(page.after ? { after: page.after.toLowerCase() } : {}),
+    ...(page.before ? { before: page.before.toLowerCase() } : {}),
+  });
+  const wallets = body.includeWalletDetails
+    ? new Map((await ctx.tx.wallets.list(orgId)).map((w) => [w.walletId, w]))
+    : undefined;
+  return { accounts: accounts.map((a) => walletAccountView(a, wallets?.get(a.walletId))) };
+};
+
+export const getWalletAccount: QueryHandler = async (
+  ctx,
+  body: { walletId: string; address?: string; path?: string },
+) => {
+  const orgId = ctx.organization.organizationId;
+  const walletId = body.walletId.toLowerCase();
+  let account;
+  if (body.address !== undefined) {
+    account = await ctx.tx.walletAccounts.findByAddress(orgId, body.address);
+    if (account && account.walletId !== walletId) account = undefined;
+  } else if (body.path !== undefined) {
+    account = await ctx.tx.walletAccounts.findByPath(orgId, walletId, body.path);
+  } else {
+    throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'address or path is required' });
+  }
+  if (!account) {
+    throw new KeyholdError('WALLET_ACCOUNT_NOT_FOUND', {
+      walletId: body.walletId,
+      ...(body.address !== undefined ? { address: addressKey(body.address) } : { path: body.path }),
+    });
+  }
+  return { account: walletAccountView(account) };
+};
+
+export const listPrivateKeys: QueryHandler = async (ctx) => ({
+  privateKeys: (await ctx.tx.privateKeys.list(ctx.organization.organizationId)).map(privateKeyView),
+});
+
+export const getPrivateKey: QueryHandler = async (ctx, body: { privateKeyId: string }) => {
+  const key = await ctx.tx.privateKeys.get(ctx.organization.organizationId, body.privateKeyId.toLowerCase());
+  if (!key) throw new KeyholdError('PRIVATE_KEY_NOT_FOUND', { privateKeyId: body.privateKeyId });
+  return { privateKey: privateKeyView(key) };
+};

@@ -1,0 +1,43 @@
+/**
+ * Stamped reads. Any user of the organization, or of its parent, may read it; queries
+ * store nothing.
+ * @module
+ */
+import { KeyholdError, validateQuery } from '@keyhold/protocol';
+import { requireOrganization } from './activity-service.js';
+import type { Clock } from './ports/clock.js';
+import type { SignatureVerifier } from './ports/signature-verifier.js';
+import type { Store } from './ports/store.js';
+import { findPrincipal } from './principal.js';
+import { QUERY_HANDLERS } from './queries/index.js';
+import { organizationIdOf, readSignedRequest, type IncomingRequest } from './signed-request.js';
+
+export interface QueryServiceDeps {
+  store: Store;
+  verifier: SignatureVerifier;
+  clock: Clock;
+}
+
+export class QueryService {
+  constructor(private readonly deps: QueryServiceDeps) {}
+
+  /** True when `name` is a query Keyhold serves. */
+  static serves(name: string): boolean {
+    return Object.hasOwn(QUERY_HANDLERS, name);
+  }
+
+  /** Runs the stamped body posted to `/public/v1/query/<name>`. */
+  async query(name: string, request: IncomingRequest): Promise<Record<string, unknown>> {
+    const handler = QUERY_HANDLERS[name];
+    if (!handler) throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
+    const { stamp, body } = await readSignedRequest(this.deps.verifier, request);
+    validateQuery(name, body);
+    const organizationId = organizationIdOf(body);
+    const now = this.deps.clock.now();
+    return this.deps.store.transaction(async (tx) => {
+      const organization = await requireOrganization(tx, organizationId);
+      const principal = await findPrincipal(tx, organization, stamp, now);
+      return handler({ tx, organization, principal }, body);
+    });
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The records Keyhold keeps, as the Store port reads and writes them. Times are epoch
+ * milliseconds; secrets appear only as SealedSecret handles from the KeyVault.
+ * @module
+ */
+import type {
+  ActivityStatus,
+  ActivityType,
+  Address,
+  AddressFormat,
+  ApiKeyCurve,
+  Curve,
+  PathFormat,
+  Quorum,
+  StatusBody,
+  User,
+  VoteSelection,
+} from '@keyhold/protocol';
+import type { SealedSecret } from '@keyhold/keys';
+
+export interface OrganizationRecord {
+  organizationId: string;
+  name: string;
+  /** Set for sub-organizations. */
+  parentOrganizationId?: string;
+  rootQuorum: Quorum;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface UserRecord {
+  organizationId: string;
+  userId: string;
+  userName: string;
+  userEmail?: string;
+  userPhoneNumber?: string;
+  userTags: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface ApiKeyRecord {
+  organizationId: string;
+  userId: string;
+  apiKeyId: string;
+  apiKeyName: string;
+  /** Lower-case hex: compressed SEC1 (P-256, secp256k1) or 32-byte Ed25519. */
+  publicKey: string;
+  curve: ApiKeyCurve;
+  /** As submitted; absent for long-lived keys. */
+  expirationSeconds?: string;
+  /** Epoch ms after which the key is refused; absent for long-lived keys. */
+  expiresAt?: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface WalletRecord {
+  organizationId: string;
+  walletId: string;
+  walletName: string;
+  seed: SealedSecret;
+  mnemonicLength: number;
+  exported: boolean;
+  imported: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface WalletAccountRecord {
+  organizationId: string;
+  walletId: string;
+  walletAccountId: string;
+  curve: Curve;
+  pathFormat: PathFormat;
+  path: string;
+  addressFormat: AddressFormat;
+  address: string;
+  /** Hex, compressed SEC1 or Ed25519. */
+  publicKey: string;
+  key: SealedSecret;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface PrivateKeyRecord {
+  organizationId: string;
+  privateKeyId: string;
+  privateKeyName: string;
+  curve: Curve;
+  publicKey: string;
+  addresses: Address[];
+  privateKeyTags: string[];
+  key: SealedSecret;
+  exported: boolean;
+  imported: boolean;
+  disabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface VoteRecord {
+  id: string;
+  activityId: string;
+  userId: string;
+  /** The voter as they were when they voted. */
+  user: User;
+  selection: VoteSelection;
+  /** The exact request body the voter signed. */
+  message: string;
+  publicKey: string;
+  signature: string;
+  scheme: string;
+  createdAt: number;
+}
+
+export interface ActivityRecord {
+  id: string;
+  organizationId: string;
+  type: ActivityType;
+  status: ActivityStatus;
+  /** The submitted `parameters`. */
+  parameters: Record<string, unknown>;
+  /** The result member's content once completed. */
+  result?: Record<string, unknown>;
+  failure?: StatusBody;
+  votes: VoteRecord[];
+  /** `sha256:` + hex(sha256(raw body)). */
+  fingerprint: string;
+  timestampMs: string;
+  createdAt: number;
+  updatedAt: number;
+}

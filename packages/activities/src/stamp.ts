@@ -1,0 +1,112 @@
+/**
+ * The API-key stamp (`X-Stamp`): base64url of the JSON `{publicKey, scheme, signature}`.
+ * Parsing never depends on key order. Verification runs over the raw body bytes the client
+ * signed, never over a re-serialization.
+ * @module
+ */
+import { KeyholdError, type ApiKeyCurve, type SignatureScheme } from '@keyhold/protocol';
+import { sha256 } from '@noble/hashes/sha2.js';
+import type { SignatureVerifier, StampCurve } from './ports/signature-verifier.js';
+
+export interface ApiKeyStamp {
+  scheme: SignatureScheme;
+  curve: StampCurve;
+  apiKeyCurve: ApiKeyCurve;
+  /** Lower-case hex. */
+  publicKey: string;
+  publicKeyBytes: Uint8Array;
+  /** Lower-case hex, as the vote record keeps it. */
+  signature: string;
+  signatureBytes: Uint8Array;
+}
+
+const SCHEMES: Record<string, { curve: StampCurve; apiKeyCurve: ApiKeyCurve; keyHexLength: number }> = {
+  SIGNATURE_SCHEME_TK_API_P256: { curve: 'p256', apiKeyCurve: 'API_KEY_CURVE_P256', keyHexLength: 66 },
+  SIGNATURE_SCHEME_TK_API_SECP256K1: {
+    curve: 'secp256k1',
+    apiKeyCurve: 'API_KEY_CURVE_SECP256K1',
+    keyHexLength: 66,
+  },
+  SIGNATURE_SCHEME_TK_API_ED25519: {
+    curve: 'ed25519',
+    apiKeyCurve: 'API_KEY_CURVE_ED25519',
+    keyHexLength: 64,
+  },
+};
+
+const HEX = /^[0-9a-fA-F]*$/;
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
+/** Real stamps are a few hundred bytes; refuse anything absurd before decoding it. */
+const MAX_STAMP_LENGTH = 4096;
+
+/**
+ * Reads the stamp headers of a request. Header names are lower-case.
+ * @throws KeyholdError STAMP_MISSING, MALFORMED_STAMP, WEBAUTHN_NOT_SUPPORTED
+ */
+export function parseStamp(headers: Readonly<Record<string, string | undefined>>): ApiKeyStamp {
+  const header = headers['x-stamp'];
+  if (header === undefined || header === '') {
+    if (headers['x-stamp-webauthn'] !== undefined) {
+      throw new KeyholdError('WEBAUTHN_NOT_SUPPORTED', { reason: 'passkey stamps are not supported yet' });
+    }
+    if (headers['x-stamp-attested'] !== undefined) {
+      throw new KeyholdError('MALFORMED_STAMP', { reason: 'attested stamps are not supported yet' });
+    }
+    throw new KeyholdError('STAMP_MISSING');
+  }
+  if (header.length > MAX_STAMP_LENGTH || !BASE64URL.test(header)) {
+    throw new KeyholdError('MALFORMED_STAMP', { reason: 'X-Stamp is not base64url' });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+  } catch {
+    throw new KeyholdError('MALFORMED_STAMP', { reason: 'X-Stamp is not base64url JSON' });
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new KeyholdError('MALFORMED_STAMP', { reason: 'X-Stamp is not a JSON object' });
+  }
+  const { publicKey, scheme, signature } = parsed as Record<string, unknown>;
+  const spec = typeof scheme === 'string' ? SCHEMES[scheme] : undefined;
+  if (!spec) throw new KeyholdError('MALFORMED_STAMP', { reason: 'unknown signature scheme' });
+  if (typeof publicKey !== 'string' || publicKey.length !== spec.keyHexLength || !HEX.test(publicKey)) {
+    throw new KeyholdError('MALFORMED_STAMP', { reason: 'publicKey is not a hex key of the scheme' });
+  }
+  if (
+    typeof signature !== 'string' ||
+    signature.length === 0 ||
+    signature.length > 256 ||
+    signature.length % 2 !== 0 ||
+    !HEX.test(signature)
+  ) {
+    throw new KeyholdError('MALFORMED_STAMP', { reason: 'signature is not hex' });
+  }
+  return {
+    scheme: scheme as SignatureScheme,
+    curve: spec.curve,
+    apiKeyCurve: spec.apiKeyCurve,
+    publicKey: publicKey.toLowerCase(),
+    publicKeyBytes: Buffer.from(publicKey, 'hex'),
+    signature: signature.toLowerCase(),
+    signatureBytes: Buffer.from(signature, 'hex'),
+  };
+}
+
+/**
+ * Verifies a stamp over the raw body.
+ * Ed25519 also accepts a signature over SHA-256(body), which older Go clients produced.
+ * @throws KeyholdError API_KEY_SIGNATURE_INVALID
+ */
+export async function verifyStamp(
+  verifier: SignatureVerifier,
+  stamp: ApiKeyStamp,
+  rawBody: Uint8Array,
+): Promise<void> {
+  const { curve, publicKeyBytes, signatureBytes } = stamp;
+  if (await verifier.verify(curve, publicKeyBytes, rawBody, signatureBytes)) return;
+  if (curve === 'ed25519') {
+    const digest = sha256(rawBody);
+    if (await verifier.verify(curve, publicKeyBytes, digest, signatureBytes)) return;
+  }
+  throw new KeyholdError('API_KEY_SIGNATURE_INVALID');
+}

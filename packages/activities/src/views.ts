@@ -1,0 +1,140 @@
+/**
+ * Records → wire objects. The only place that decides what a client sees of a record, so a
+ * sealed secret can never leak into a response by accident: views copy named fields only.
+ * @module
+ */
+import {
+  activityDefinitionOf,
+  timestampOf,
+  type Activity,
+  type ApiKey,
+  type CredentialType,
+  type PrivateKey,
+  type User,
+  type Vote,
+  type Wallet,
+  type WalletAccount,
+} from '@keyhold/protocol';
+import type {
+  ActivityRecord,
+  ApiKeyRecord,
+  PrivateKeyRecord,
+  UserRecord,
+  VoteRecord,
+  WalletAccountRecord,
+  WalletRecord,
+} from './records.js';
+
+const CREDENTIAL_TYPE: Record<ApiKeyRecord['curve'], CredentialType> = {
+  API_KEY_CURVE_P256: 'CREDENTIAL_TYPE_API_KEY_P256',
+  API_KEY_CURVE_SECP256K1: 'CREDENTIAL_TYPE_API_KEY_SECP256K1',
+  API_KEY_CURVE_ED25519: 'CREDENTIAL_TYPE_API_KEY_ED25519',
+};
+
+export function apiKeyView(key: ApiKeyRecord): ApiKey {
+  return {
+    credential: { publicKey: key.publicKey, type: CREDENTIAL_TYPE[key.curve] },
+    apiKeyId: key.apiKeyId,
+    apiKeyName: key.apiKeyName,
+    createdAt: timestampOf(key.createdAt),
+    updatedAt: timestampOf(key.updatedAt),
+    ...(key.expirationSeconds !== undefined ? { expirationSeconds: key.expirationSeconds } : {}),
+  };
+}
+
+export function userView(user: UserRecord, apiKeys: readonly ApiKeyRecord[]): User {
+  return {
+    userId: user.userId,
+    userName: user.userName,
+    ...(user.userEmail !== undefined ? { userEmail: user.userEmail } : {}),
+    ...(user.userPhoneNumber !== undefined ? { userPhoneNumber: user.userPhoneNumber } : {}),
+    authenticators: [],
+    apiKeys: apiKeys.map(apiKeyView),
+    userTags: [...user.userTags],
+    oauthProviders: [],
+    createdAt: timestampOf(user.createdAt),
+    updatedAt: timestampOf(user.updatedAt),
+  };
+}
+
+export function walletView(wallet: WalletRecord): Wallet {
+  return {
+    walletId: wallet.walletId,
+    walletName: wallet.walletName,
+    createdAt: timestampOf(wallet.createdAt),
+    updatedAt: timestampOf(wallet.updatedAt),
+    exported: wallet.exported,
+    imported: wallet.imported,
+  };
+}
+
+export function walletAccountView(account: WalletAccountRecord, wallet?: WalletRecord): WalletAccount {
+  return {
+    walletAccountId: account.walletAccountId,
+    organizationId: account.organizationId,
+    walletId: account.walletId,
+    curve: account.curve,
+    pathFormat: account.pathFormat,
+    path: account.path,
+    addressFormat: account.addressFormat,
+    address: account.address,
+    publicKey: account.publicKey,
+    createdAt: timestampOf(account.createdAt),
+    updatedAt: timestampOf(account.updatedAt),
+    ...(wallet ? { walletDetails: walletView(wallet) } : {}),
+  };
+}
+
+export function privateKeyView(key: PrivateKeyRecord): PrivateKey {
+  return {
+    privateKeyId: key.privateKeyId,
+    publicKey: key.publicKey,
+    privateKeyName: key.privateKeyName,
+    curve: key.curve,
+    addresses: key.addresses.map((a) => ({ format: a.format, address: a.address })),
+    privateKeyTags: [...key.privateKeyTags],
+    createdAt: timestampOf(key.createdAt),
+    updatedAt: timestampOf(key.updatedAt),
+    exported: key.exported,
+    imported: key.imported,
+  };
+}
+
+export function voteView(vote: VoteRecord): Vote {
+  return {
+    id: vote.id,
+    userId: vote.userId,
+    user: vote.user,
+    activityId: vote.activityId,
+    selection: vote.selection,
+    message: vote.message,
+    publicKey: vote.publicKey,
+    signature: vote.signature,
+    scheme: vote.scheme,
+    createdAt: timestampOf(vote.createdAt),
+  };
+}
+
+/** The wire Activity: intent and result under the keys the clients read. */
+export function activityView(record: ActivityRecord): Activity {
+  const def = activityDefinitionOf(record.type);
+  const intentKey = def?.intentKey ?? 'intent';
+  const resultKey = def?.resultKey ?? 'result';
+  const pending = record.status === 'ACTIVITY_STATUS_CONSENSUS_NEEDED';
+  return {
+    id: record.id,
+    organizationId: record.organizationId,
+    status: record.status,
+    type: record.type,
+    intent: { [intentKey]: record.parameters },
+    result: record.result ? { [resultKey]: record.result } : {},
+    votes: record.votes.map(voteView),
+    fingerprint: record.fingerprint,
+    canApprove: pending,
+    canReject: pending,
+    createdAt: timestampOf(record.createdAt),
+    updatedAt: timestampOf(record.updatedAt),
+    ...(record.failure ? { failure: record.failure } : {}),
+    timestampMs: record.timestampMs,
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * The KeyVault port: the only place secret key material exists in plaintext. Everything the
+ * vault hands back for storage is a SealedSecret — ciphertext under the vault's master key,
+ * or a reference to a key inside an HSM — so the Store never holds a plaintext secret.
+ *
+ * Signing takes what the chain signs: for ECDSA curves (secp256k1, P-256) a 32-byte digest,
+ * already hashed by the caller (see `preparePayload`); for Ed25519 the message itself.
+ * @module
+ */
+import type { Curve } from '@keyhold/protocol';
+
+/** An opaque, storable handle to a sealed secret (a seed or a private key). Safe to persist. */
+export type SealedSecret = string;
+
+/** A key the vault holds: its sealed form, and its public key. */
+export interface VaultKey {
+  readonly key: SealedSecret;
+  /** SEC1 compressed (33 bytes) for secp256k1 and P-256; 32 bytes for Ed25519. */
+  readonly publicKey: Uint8Array;
+}
+
+/** A signature: r and s as 32-byte big-endian values; `recovery` for ECDSA curves. */
+export interface RawSignature {
+  readonly r: Uint8Array;
+  readonly s: Uint8Array;
+  /** The recovery id (0 or 1) of an ECDSA signature; absent for Ed25519. */
+  readonly recovery?: 0 | 1;
+}
+
+export interface KeyVault {
+  /** A short name for logs and readiness: `software`, `pkcs11`. */
+  readonly kind: string;
+  /** A new BIP39 wallet seed of `mnemonicLength` words. */
+  createSeed(mnemonicLength: number): Promise<SealedSecret>;
+  /** Seals an existing mnemonic (checksum verified). */
+  importSeed(mnemonic: string): Promise<SealedSecret>;
+  /** The account key at `path` (BIP32 for secp256k1/P-256, SLIP-10 for Ed25519), sealed. */
+  deriveKey(seed: SealedSecret, curve: Curve, path: string): Promise<VaultKey>;
+  /** A new standalone private key. */
+  createKey(curve: Curve): Promise<VaultKey>;
+  /** Seals an existing 32-byte private key. */
+  importKey(curve: Curve, privateKey: Uint8Array): Promise<VaultKey>;
+  /** Signs a 32-byte digest (ECDSA, low-S) or a message (Ed25519). */
+  sign(key: SealedSecret, curve: Curve, message: Uint8Array): Promise<RawSignature>;
+  /** The mnemonic of a seed, for export. */
+  revealMnemonic(seed: SealedSecret): Promise<string>;
+  /** The 32 raw bytes of a private key, for export. */
+  revealKey(key: SealedSecret): Promise<Uint8Array>;
+}
+
+/** The inversify service identifier of the KeyVault port. */
+export const KeyVault: unique symbol = Symbol.for('keyhold.KeyVault');

@@ -1,0 +1,81 @@
+/**
+ * The wire catalogue of the activities Keyhold executes: for each activity type, its submit
+ * path, version-less kind, intent and result keys, and the resource/action pair that policies
+ * see. One path accepts every version of its kind, so older and newer clients both work.
+ * @module
+ */
+import type { ActivityType } from './enums.js';
+
+export type ActivityResource = 'ORGANIZATION' | 'USER' | 'CREDENTIAL' | 'WALLET' | 'PRIVATE_KEY';
+export type ActivityAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'SIGN';
+
+export interface ActivityDefinition {
+  readonly type: ActivityType;
+  /** The type without `ACTIVITY_TYPE_` and version suffix, e.g. `SIGN_RAW_PAYLOAD`. */
+  readonly kind: string;
+  readonly version: number;
+  /** The last path segment: `/public/v1/submit/<path>`. */
+  readonly path: string;
+  readonly intentKey: string;
+  readonly resultKey: string;
+  readonly resource: ActivityResource;
+  readonly action: ActivityAction;
+}
+
+const camel = (snake: string) =>
+  snake.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+function define(
+  kind: string,
+  versions: number[],
+  resource: ActivityResource,
+  action: ActivityAction,
+  resultKeyOf: (version: number) => string = () => `${camel(kind)}Result`,
+): ActivityDefinition[] {
+  return versions.map((version) => ({
+    type: `ACTIVITY_TYPE_${kind}${version > 1 ? `_V${version}` : ''}` as ActivityType,
+    kind,
+    version,
+    path: kind.toLowerCase(),
+    intentKey: `${camel(kind)}Intent${version > 1 ? `V${version}` : ''}`,
+    resultKey: resultKeyOf(version),
+    resource,
+    action,
+  }));
+}
+
+/** Every activity definition Keyhold serves. */
+export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
+  ...define('CREATE_USERS', [1, 2, 3, 4], 'USER', 'CREATE'),
+  ...define('CREATE_API_ONLY_USERS', [1], 'USER', 'CREATE'),
+  ...define('DELETE_USERS', [1], 'USER', 'DELETE'),
+  ...define('UPDATE_USER', [1], 'USER', 'UPDATE'),
+  ...define('UPDATE_USER_NAME', [1], 'USER', 'UPDATE'),
+  ...define('CREATE_API_KEYS', [1, 2], 'CREDENTIAL', 'CREATE'),
+  ...define('DELETE_API_KEYS', [1], 'CREDENTIAL', 'DELETE'),
+  ...define('UPDATE_ROOT_QUORUM', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('UPDATE_ORGANIZATION_NAME', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('CREATE_WALLET', [1], 'WALLET', 'CREATE'),
+  ...define('CREATE_WALLET_ACCOUNTS', [1], 'WALLET', 'CREATE'),
+  ...define('UPDATE_WALLET', [1], 'WALLET', 'UPDATE'),
+  ...define('CREATE_PRIVATE_KEYS', [1, 2], 'PRIVATE_KEY', 'CREATE', (v) =>
+    v === 1 ? 'createPrivateKeysResult' : 'createPrivateKeysResultV2',
+  ),
+  // Sign activities count as resource PRIVATE_KEY even when they sign with a wallet account.
+  ...define('SIGN_RAW_PAYLOAD', [1, 2], 'PRIVATE_KEY', 'SIGN'),
+  ...define('SIGN_RAW_PAYLOADS', [1], 'PRIVATE_KEY', 'SIGN'),
+];
+
+const BY_TYPE = new Map(ACTIVITY_DEFINITIONS.map((d) => [d.type as string, d]));
+const BY_PATH = new Map<string, ActivityDefinition[]>();
+for (const d of ACTIVITY_DEFINITIONS) BY_PATH.set(d.path, [...(BY_PATH.get(d.path) ?? []), d]);
+
+/** The definition of an activity type, if Keyhold executes it. */
+export function activityDefinitionOf(type: string): ActivityDefinition | undefined {
+  return BY_TYPE.get(type);
+}
+
+/** The definitions served at a submit path (every version of one kind). */
+export function activityDefinitionsAt(path: string): readonly ActivityDefinition[] {
+  return BY_PATH.get(path) ?? [];
+}

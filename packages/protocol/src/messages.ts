@@ -1,0 +1,153 @@
+/**
+ * The error-message catalogue: every refusal Keyhold makes, with the exact text of the
+ * interface spec where the spec names it, its status code, and a stable machine-readable
+ * `errorCode` (carried in `details`, never parsed from `message`).
+ * @module
+ */
+import { StatusCode } from './status-code.js';
+
+/** One catalogue entry. */
+export interface MessageEntry {
+  readonly code: StatusCode;
+  readonly errorCode: string;
+  readonly message: string;
+}
+
+const e = (code: StatusCode, errorCode: string, message: string): MessageEntry => ({
+  code,
+  errorCode,
+  message,
+});
+const { INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, INTERNAL } = StatusCode;
+
+/** The catalogue. Keys are stable; `message` texts are the spec's. */
+export const Messages = {
+  // Request shape
+  BAD_REQUEST_BODY: e(INVALID_ARGUMENT, 'REQUEST_INVALID', 'bad request body'),
+  MALFORMED_ORGANIZATION_ID: e(
+    INVALID_ARGUMENT,
+    'INVALID_ORGANIZATION_ID',
+    'malformed organization ID provided',
+  ),
+  ORGANIZATION_NOT_FOUND: e(
+    NOT_FOUND,
+    'ORGANIZATION_NOT_FOUND',
+    'no organization found with the given ID',
+  ),
+  NOT_FOUND_ROUTE: e(NOT_FOUND, 'NOT_FOUND', 'not found'),
+  METHOD_NOT_ALLOWED: e(StatusCode.UNIMPLEMENTED, 'METHOD_NOT_ALLOWED', 'method not allowed'),
+  ACTIVITY_TYPE_NOT_SUPPORTED: e(
+    StatusCode.UNIMPLEMENTED,
+    'UNSUPPORTED_ACTIVITY_TYPE',
+    'activity type not supported',
+  ),
+  QUERY_NOT_SUPPORTED: e(StatusCode.UNIMPLEMENTED, 'UNSUPPORTED_QUERY', 'query not supported'),
+  REQUEST_TOO_LARGE: e(StatusCode.RESOURCE_EXHAUSTED, 'REQUEST_TOO_LARGE', 'request body too large'),
+  TIMESTAMP_OUTSIDE_WINDOW: e(
+    INVALID_ARGUMENT,
+    'TIMESTAMP_INVALID',
+    'timestampMs is outside the allowed window; sign a fresh request with the current time',
+  ),
+
+  // Authentication
+  STAMP_MISSING: e(
+    UNAUTHENTICATED,
+    'SIGNATURE_MISSING',
+    'cannot authenticate public API activity request without a stamp (X-Stamp/X-Stamp-Webauthn header)',
+  ),
+  MALFORMED_STAMP: e(UNAUTHENTICATED, 'SIGNATURE_INVALID', 'malformed activity stamp'),
+  API_KEY_SIGNATURE_INVALID: e(
+    UNAUTHENTICATED,
+    'SIGNATURE_INVALID',
+    'could not verify api key signature',
+  ),
+  PUBLIC_KEY_NOT_FOUND: e(
+    UNAUTHENTICATED,
+    'PUBLIC_KEY_NOT_FOUND',
+    'could not find public key in organization or its parent organization',
+  ),
+  EXPIRED_API_KEY: e(UNAUTHENTICATED, 'API_KEY_EXPIRED', 'expired api key'),
+  WEBAUTHN_NOT_SUPPORTED: e(
+    UNAUTHENTICATED,
+    'CREDENTIAL_NOT_FOUND',
+    'webauthn authenticator not found in organization or parent organization',
+  ),
+  AUTHENTICATION_FAILED: e(UNAUTHENTICATED, 'UNAUTHENTICATED', 'authentication failed'),
+
+  // Authorization
+  REQUEST_NOT_AUTHORIZED: e(PERMISSION_DENIED, 'REQUEST_NOT_AUTHORIZED', 'request not authorized'),
+  ORGANIZATION_MISMATCH: e(PERMISSION_DENIED, 'ORGANIZATION_MISMATCH', 'organization mismatch'),
+
+  // Parameters
+  INVALID_PAYLOAD_ENCODING: e(
+    INVALID_ARGUMENT,
+    'INVALID_PAYLOAD_ENCODING',
+    'invalid payload encoding',
+  ),
+  INVALID_HASH_FUNCTION: e(INVALID_ARGUMENT, 'INVALID_HASH_FUNCTION', 'invalid hash function'),
+  INVALID_PATH_FORMAT: e(INVALID_ARGUMENT, 'INVALID_PATH_FORMAT', 'invalid path format'),
+  INVALID_PATH: e(INVALID_ARGUMENT, 'INVALID_PATH', 'invalid path'),
+  INVALID_ADDRESS_FORMAT: e(INVALID_ARGUMENT, 'INVALID_ADDRESS_FORMAT', 'invalid address format'),
+  INVALID_CURVE: e(INVALID_ARGUMENT, 'INVALID_CURVE', 'invalid curve'),
+  CURVE_REQUIRED: e(INVALID_ARGUMENT, 'CURVE_REQUIRED', 'curve required'),
+  INVALID_API_KEY_EXPIRATION: e(
+    INVALID_ARGUMENT,
+    'INVALID_API_KEY_EXPIRATION',
+    'invalid api key expiration',
+  ),
+  INVALID_PUBLIC_KEY: e(INVALID_ARGUMENT, 'INVALID_PUBLIC_KEY', 'invalid public key'),
+  INVALID_PAYLOAD: e(INVALID_ARGUMENT, 'INVALID_PAYLOAD', 'invalid payload'),
+  INVALID_MNEMONIC_LENGTH: e(
+    INVALID_ARGUMENT,
+    'INVALID_MNEMONIC_LENGTH',
+    'invalid mnemonic length: must be 12, 15, 18, 21 or 24',
+  ),
+  INVALID_MNEMONIC: e(INVALID_ARGUMENT, 'INVALID_MNEMONIC', 'invalid mnemonic'),
+  INVALID_PRIVATE_KEY: e(INVALID_ARGUMENT, 'INVALID_PRIVATE_KEY', 'invalid private key'),
+  QUORUM_THRESHOLD_INVALID: e(
+    INVALID_ARGUMENT,
+    'INVALID_QUORUM_THRESHOLD',
+    'quorum threshold must be non-zero integer',
+  ),
+  QUORUM_USERS_MISSING: e(INVALID_ARGUMENT, 'QUORUM_USERS_MISSING', 'quorum users missing'),
+  MAX_LONG_LIVED_API_KEYS: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'RESOURCE_LIMIT_EXCEEDED',
+    'user has exceeded maximum long-lived api keys',
+  ),
+  MAX_SHORT_LIVED_API_KEYS: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'RESOURCE_LIMIT_EXCEEDED',
+    'user has exceeded maximum short-lived api keys',
+  ),
+  API_KEY_ALREADY_EXISTS: e(
+    StatusCode.ALREADY_EXISTS,
+    'API_KEY_ALREADY_EXISTS',
+    'api key with this public key already exists in organization',
+  ),
+
+  // Records
+  USER_NOT_FOUND: e(NOT_FOUND, 'USER_NOT_FOUND', 'user not found'),
+  API_KEY_NOT_FOUND: e(NOT_FOUND, 'API_KEY_NOT_FOUND', 'api key not found'),
+  ACTIVITY_NOT_FOUND: e(NOT_FOUND, 'ACTIVITY_NOT_FOUND', 'activity not found'),
+  WALLET_NOT_FOUND: e(NOT_FOUND, 'WALLET_NOT_FOUND', 'wallet not found'),
+  WALLET_ACCOUNT_NOT_FOUND: e(NOT_FOUND, 'WALLET_ACCOUNT_NOT_FOUND', 'wallet account not found'),
+  PRIVATE_KEY_NOT_FOUND: e(NOT_FOUND, 'PRIVATE_KEY_NOT_FOUND', 'private key not found'),
+  PRIVATE_KEY_DISABLED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'PRIVATE_KEY_DISABLED',
+    'private key is disabled',
+  ),
+  USER_TAG_NOT_FOUND: e(NOT_FOUND, 'USER_TAG_NOT_FOUND', 'user tag not found'),
+  SIGN_WITH_NOT_FOUND: e(
+    NOT_FOUND,
+    'SIGNER_NOT_FOUND',
+    'could not find a wallet account or private key for signWith in organization',
+  ),
+
+  // Server
+  INTERNAL: e(INTERNAL, 'INTERNAL', 'internal server error'),
+  UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'UNAVAILABLE', 'service unavailable'),
+} as const satisfies Record<string, MessageEntry>;
+
+export type MessageKey = keyof typeof Messages;

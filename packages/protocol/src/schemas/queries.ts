@@ -1,0 +1,43 @@
+/**
+ * Request schemas of the query endpoints (`/public/v1/query/<name>`).
+ * @module
+ */
+import { ACTIVITY_STATUSES, ACTIVITY_TYPES } from '../enums.js';
+import { arr, bool, enumOf, obj, str, uuid, withError, type Schema } from './schema-builders.js';
+
+const orgId = { type: 'string' };
+
+/** `paginationOptions {limit, before, after}`; limit is a decimal string 1–100. */
+export const paginationOptions = obj({
+  limit: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' },
+  before: str({ maxLength: 64 }),
+  after: str({ maxLength: 64 }),
+});
+
+const q = (props: Record<string, Schema> = {}, required: string[] = []) =>
+  obj({ organizationId: orgId, ...props }, ['organizationId', ...required]);
+
+/** Query request schemas by path name. */
+export const QUERY_SCHEMAS: Record<string, Schema> = {
+  whoami: q(),
+  get_organization: q(),
+  get_activity: q({ activityId: uuid() }, ['activityId']),
+  list_activities: q({
+    filterByStatus: arr(enumOf(ACTIVITY_STATUSES)),
+    filterByType: arr(enumOf(ACTIVITY_TYPES), { maxItems: 200 }),
+    paginationOptions,
+  }),
+  get_user: q({ userId: uuid() }, ['userId']),
+  list_users: q(),
+  get_api_keys: q({ userId: uuid() }),
+  get_api_key: q({ apiKeyId: uuid() }, ['apiKeyId']),
+  list_wallets: q(),
+  get_wallet: q({ walletId: uuid() }, ['walletId']),
+  list_wallet_accounts: q({ walletId: uuid(), includeWalletDetails: bool(), paginationOptions }),
+  get_wallet_account: q(
+    { walletId: uuid(), address: str({ maxLength: 256 }), path: str({ maxLength: 256 }) },
+    ['walletId'],
+  ),
+  list_private_keys: q(),
+  get_private_key: q({ privateKeyId: withError(uuid(), 'BAD_REQUEST_BODY') }, ['privateKeyId']),
+};

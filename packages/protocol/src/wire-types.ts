@@ -1,0 +1,147 @@
+/**
+ * The JSON shapes Keyhold sends and receives. Field names and optionality follow the public
+ * API (protobuf JSON conventions: int64 values are strings, timestamps are `{seconds, nanos}`).
+ * @module
+ */
+import type { StatusBody } from './keyhold-error.js';
+import type {
+  ActivityStatus,
+  ActivityType,
+  AddressFormat,
+  CredentialType,
+  Curve,
+  PathFormat,
+  VoteSelection,
+} from './enums.js';
+
+/** `{ seconds, nanos }`, both decimal strings. */
+export interface Timestamp {
+  seconds: string;
+  nanos: string;
+}
+
+/** Converts epoch milliseconds to a wire Timestamp. */
+export function timestampOf(ms: number): Timestamp {
+  const seconds = Math.floor(ms / 1000);
+  return { seconds: String(seconds), nanos: String((ms - seconds * 1000) * 1_000_000) };
+}
+
+/** The activity request envelope of every submit endpoint. */
+export interface ActivityRequest<P = Record<string, unknown>> {
+  type: string;
+  timestampMs: string;
+  organizationId: string;
+  parameters: P;
+  generateAppProofs?: boolean;
+}
+
+export interface Credential {
+  publicKey: string;
+  type: CredentialType;
+}
+
+export interface ApiKey {
+  credential: Credential;
+  apiKeyId: string;
+  apiKeyName: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  expirationSeconds?: string;
+}
+
+export interface User {
+  userId: string;
+  userName: string;
+  userEmail?: string;
+  userPhoneNumber?: string;
+  authenticators: unknown[];
+  apiKeys: ApiKey[];
+  userTags: string[];
+  oauthProviders: unknown[];
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface Vote {
+  id: string;
+  userId: string;
+  user: User;
+  activityId: string;
+  selection: VoteSelection;
+  message: string;
+  publicKey: string;
+  signature: string;
+  scheme: string;
+  createdAt: Timestamp;
+}
+
+export interface Activity {
+  id: string;
+  organizationId: string;
+  status: ActivityStatus;
+  type: ActivityType;
+  intent: Record<string, unknown>;
+  result: Record<string, unknown>;
+  votes: Vote[];
+  fingerprint: string;
+  canApprove: boolean;
+  canReject: boolean;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  failure?: StatusBody;
+  timestampMs: string;
+}
+
+export interface Address {
+  format: AddressFormat;
+  address: string;
+}
+
+export interface Wallet {
+  walletId: string;
+  walletName: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  exported: boolean;
+  imported: boolean;
+}
+
+export interface WalletAccount {
+  walletAccountId: string;
+  organizationId: string;
+  walletId: string;
+  curve: Curve;
+  pathFormat: PathFormat;
+  path: string;
+  addressFormat: AddressFormat;
+  address: string;
+  publicKey: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  walletDetails?: Wallet;
+}
+
+export interface PrivateKey {
+  privateKeyId: string;
+  publicKey: string;
+  privateKeyName: string;
+  curve: Curve;
+  addresses: Address[];
+  privateKeyTags: string[];
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  exported: boolean;
+  imported: boolean;
+}
+
+export interface Quorum {
+  threshold: number;
+  userIds: string[];
+}
+
+/** A signature as raw signing returns it: hex without `0x`, r and s zero-padded to 64 chars. */
+export interface SignatureResult {
+  r: string;
+  s: string;
+  v: string;
+}

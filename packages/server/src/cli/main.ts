@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * The `keyhold` CLI. Its contract is stable (see DESIGN.md): `serve` prints exactly one JSON
+ * line on stdout when ready, logs go to stderr, SIGTERM drains and exits 0.
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { runConformanceCommand } from './conformance-command.js';
+import { runServeCommand } from './serve-command.js';
+import { generateApiKeyPair } from '../api-key-signer.js';
+
+const USAGE = `usage: keyhold <command>
+
+  serve        start the server (see --help)
+  keygen       print a new P-256 API key pair as JSON
+  conformance  run the conformance suite against a running implementation
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return runServeCommand(rest);
+    case 'keygen': {
+      parseArgs({ args: rest, options: {} });
+      const pair = generateApiKeyPair();
+      process.stdout.write(`${JSON.stringify({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey })}\n`);
+      return 0;
+    }
+    case 'conformance':
+      return runConformanceCommand(rest);
+    case undefined:
+    case 'help':
+    case '--help':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`keyhold: unknown command "${command}"\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== -1) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`keyhold: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

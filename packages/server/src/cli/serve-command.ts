@@ -1,0 +1,120 @@
+/**
+ * `keyhold serve`.
+ * @module
+ */
+import { parseArgs } from 'node:util';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { stderrLogger } from '../logger.js';
+import { startServer } from '../serve.js';
+
+const HELP = `usage: keyhold serve [options]
+
+  --host HOST                       address to listen on (default 127.0.0.1)
+  --port PORT                       port; 0 picks a free one (default 8080)
+  --memory | --data DIR | --postgres URL
+                                    store (default: in memory until the SQL store lands)
+  --http express|koa                HTTP adapter (default express)
+  --vault software|pkcs11           key vault (default software)
+  --rate-limit memory|redis://…     rate limiter
+  --bootstrap-api-public-key HEX    create (once) a root organization holding this P-256 key
+  --bootstrap-org-name NAME         its name (default Keyhold)
+  --brand NAME                      the word in X-<Brand>-* webhook headers (default Keyhold)
+  --env development|production      (default development)
+
+Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key.
+`;
+
+/** A flag whose adapter is not built yet: say so and exit non-zero. */
+class NotAvailable extends Error {}
+
+export async function runServeCommand(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    strict: true,
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8080' },
+      memory: { type: 'boolean' },
+      data: { type: 'string' },
+      postgres: { type: 'string' },
+      http: { type: 'string', default: 'express' },
+      vault: { type: 'string', default: 'software' },
+      'rate-limit': { type: 'string' },
+      'bootstrap-api-public-key': { type: 'string' },
+      'bootstrap-org-name': { type: 'string', default: 'Keyhold' },
+      brand: { type: 'string', default: 'Keyhold' },
+      env: { type: 'string', default: 'development' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const logger = stderrLogger();
+  try {
+    if (values.data !== undefined) throw new NotAvailable('--data: the embedded SQL store is not available yet');
+    if (values.postgres !== undefined) throw new NotAvailable('--postgres: the Postgres store is not available yet');
+    if (values.http !== 'express') {
+      if (values.http === 'koa') throw new NotAvailable('--http koa: the Koa adapter is not available yet');
+      throw new Error(`--http must be express or koa, got "${values.http}"`);
+    }
+    if (values.vault !== 'software') {
+      if (values.vault === 'pkcs11') throw new NotAvailable('--vault pkcs11: the PKCS#11 vault is not available yet');
+      throw new Error(`--vault must be software or pkcs11, got "${values.vault}"`);
+    }
+    if (values['rate-limit'] !== undefined) throw new NotAvailable('--rate-limit: rate limiting is not available yet');
+    if (values.env !== 'development' && values.env !== 'production') {
+      throw new Error(`--env must be development or production, got "${values.env}"`);
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`keyhold serve: ${message}${error instanceof NotAvailable ? '' : `\n${HELP}`}`);
+    return 2;
+  }
+
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`keyhold serve: --port must be 0–65535, got "${values.port}"\n`);
+    return 2;
+  }
+  const masterKeyHex = process.env.KEYHOLD_MASTER_KEY;
+  if (masterKeyHex !== undefined && !/^[0-9a-fA-F]{64}$/.test(masterKeyHex)) {
+    process.stderr.write('keyhold serve: KEYHOLD_MASTER_KEY must be 64 hex characters\n');
+    return 2;
+  }
+  if (values.env === 'production' && masterKeyHex === undefined) {
+    process.stderr.write('keyhold serve: production needs KEYHOLD_MASTER_KEY; refusing to generate one\n');
+    return 2;
+  }
+  logger.warn('state is kept in memory: it is lost when the server stops');
+
+  const server = await startServer({
+    host: values.host,
+    port,
+    logger,
+    ...(masterKeyHex ? { masterKey: hexToBytes(masterKeyHex) } : {}),
+    ...(values['bootstrap-api-public-key'] ? { bootstrapApiPublicKey: values['bootstrap-api-public-key'] } : {}),
+    bootstrapOrganizationName: values['bootstrap-org-name'],
+  });
+  process.stdout.write(
+    `${JSON.stringify({
+      event: 'listening',
+      url: server.url,
+      ...(server.organizationId ? { organizationId: server.organizationId, userId: server.userId } : {}),
+      signerPublicKey: server.keyhold.signerPublicKey,
+    })}\n`,
+  );
+  logger.info('listening', { url: server.url });
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info('draining', { signal });
+      server.close().then(resolve, resolve);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  logger.info('stopped');
+  return 0;
+}

@@ -1,0 +1,100 @@
+/**
+ * The composition root's inversify modules: which adapter serves which port. `server` is
+ * the only package that imports adapters; a host swaps one by loading its own module after
+ * these (with `rebind`), or by passing instances to `createKeyhold`.
+ * @module
+ */
+import {
+  ActivityService,
+  Clock,
+  Ids,
+  nobleSignatureVerifier,
+  QueryService,
+  randomIds,
+  SignatureVerifier,
+  Store,
+  systemClock,
+} from '@keyhold/activities';
+import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
+import { KeyVault } from '@keyhold/keys';
+import { MemoryStore } from '@keyhold/store-memory';
+import { SoftwareKeyVault } from '@keyhold/vault-software';
+import { ContainerModule } from 'inversify';
+import { KeyholdRequestHandler } from './keyhold-request-handler.js';
+import { Logger, stderrLogger } from './logger.js';
+import { SignerKey, signerKeyFrom } from './signer-key.js';
+
+/** Service identifiers the server adds to the domain's ports. */
+export const ServerTokens = {
+  ActivityService: Symbol.for('keyhold.ActivityService'),
+  QueryService: Symbol.for('keyhold.QueryService'),
+  RequestHandler: Symbol.for('keyhold.RequestHandler'),
+  ActivityServiceOptions: Symbol.for('keyhold.ActivityServiceOptions'),
+} as const;
+
+/** Clock, Ids, Logger and the signer key. */
+export const foundationModule = (options: { signerKey?: Uint8Array } = {}) =>
+  new ContainerModule(({ bind }) => {
+    bind(Clock).toConstantValue(systemClock);
+    bind(Ids)
+      .toDynamicValue((ctx) => randomIds(ctx.get<Clock>(Clock)))
+      .inSingletonScope();
+    bind(Logger).toConstantValue(stderrLogger());
+    bind(SignerKey).toConstantValue(signerKeyFrom(options.signerKey));
+  });
+
+/** The in-memory Store. */
+export const memoryStoreModule = () =>
+  new ContainerModule(({ bind }) => {
+    bind(Store).toConstantValue(new MemoryStore());
+  });
+
+/** The software KeyVault under `masterKey` (32 bytes). */
+export const softwareVaultModule = (masterKey: Uint8Array) =>
+  new ContainerModule(({ bind }) => {
+    bind(KeyVault).toConstantValue(new SoftwareKeyVault({ masterKey }));
+  });
+
+/** Stamp verification: OpenSSL on Node (default), or the portable noble implementation. */
+export const signatureVerifierModule = (kind: 'openssl' | 'noble' = 'openssl') =>
+  new ContainerModule(({ bind }) => {
+    bind(SignatureVerifier).toConstantValue(
+      kind === 'openssl' ? createOpenSslSignatureVerifier() : nobleSignatureVerifier,
+    );
+  });
+
+/** The domain services and the request handler, wired from the ports above. */
+export const coreModule = () =>
+  new ContainerModule(({ bind }) => {
+    bind(ServerTokens.ActivityServiceOptions).toConstantValue({});
+    bind(ServerTokens.ActivityService)
+      .toDynamicValue(
+        (ctx) =>
+          new ActivityService({
+            store: ctx.get(Store),
+            vault: ctx.get(KeyVault),
+            verifier: ctx.get(SignatureVerifier),
+            clock: ctx.get(Clock),
+            ids: ctx.get(Ids),
+            options: ctx.get(ServerTokens.ActivityServiceOptions),
+          }),
+      )
+      .inSingletonScope();
+    bind(ServerTokens.QueryService)
+      .toDynamicValue(
+        (ctx) =>
+          new QueryService({ store: ctx.get(Store), verifier: ctx.get(SignatureVerifier), clock: ctx.get(Clock) }),
+      )
+      .inSingletonScope();
+    bind(ServerTokens.RequestHandler)
+      .toDynamicValue((ctx) => {
+        const ids = ctx.get<Ids>(Ids);
+        return new KeyholdRequestHandler({
+          activities: ctx.get(ServerTokens.ActivityService),
+          queries: ctx.get(ServerTokens.QueryService),
+          logger: ctx.get(Logger),
+          newErrorId: () => ids.uuid(),
+        });
+      })
+      .inSingletonScope();
+  });

@@ -1,0 +1,102 @@
+/**
+ * `handle()`: the transport-agnostic request path. Routes a raw request to the activity or
+ * query service and turns every outcome into a response — a KeyholdError into its Status
+ * body and HTTP status, anything else into "internal server error (<id>)" with the details
+ * only in the log.
+ * @module
+ */
+import { QueryService, type ActivityService } from '@keyhold/activities';
+import {
+  activityDefinitionsAt,
+  internalStatus,
+  isKeyholdError,
+  KeyholdError,
+  StatusCode,
+  type RawRequest,
+  type RawResponse,
+  type RequestHandler,
+} from '@keyhold/protocol';
+import { KNOWN_QUERY_PATHS, KNOWN_SUBMIT_PATHS } from './known-endpoints.js';
+import type { Logger } from './logger.js';
+
+const SUBMIT = '/public/v1/submit/';
+const QUERY = '/public/v1/query/';
+
+const BASE_HEADERS = {
+  'content-type': 'application/json',
+  'access-control-allow-origin': '*',
+  'cache-control': 'no-store',
+};
+
+const CORS_PREFLIGHT = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, GET, OPTIONS',
+  'access-control-allow-headers':
+    'content-type, x-stamp, x-stamp-webauthn, x-stamp-attested, x-client-version',
+  'access-control-max-age': '600',
+};
+
+const json = (status: number, body: unknown): RawResponse => ({
+  status,
+  headers: { ...BASE_HEADERS },
+  body: JSON.stringify(body),
+});
+
+export interface KeyholdRequestHandlerDeps {
+  activities: ActivityService;
+  queries: QueryService;
+  logger: Logger;
+  newErrorId: () => string;
+}
+
+export class KeyholdRequestHandler implements RequestHandler {
+  constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
+
+  async handle(request: RawRequest): Promise<RawResponse> {
+    try {
+      return await this.route(request);
+    } catch (error) {
+      if (isKeyholdError(error)) return json(error.httpStatus, error.toStatus());
+      const errorId = this.deps.newErrorId();
+      this.deps.logger.error('request failed', {
+        errorId,
+        path: request.path,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        stack: error instanceof Error ? error.stack : undefined,
+      });
+      return json(500, internalStatus(errorId));
+    }
+  }
+
+  private async route(request: RawRequest): Promise<RawResponse> {
+    const { method, path } = request;
+    if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
+    if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
+
+    const isSubmit = path.startsWith(SUBMIT);
+    const isQuery = path.startsWith(QUERY);
+    if (!isSubmit && !isQuery) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+    const name = path.slice(isSubmit ? SUBMIT.length : QUERY.length);
+
+    if (isSubmit) {
+      if (activityDefinitionsAt(name).length === 0) {
+        if (KNOWN_SUBMIT_PATHS.has(name)) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { path });
+        throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      }
+      if (method !== 'POST') return this.methodNotAllowed();
+      const activity = await this.deps.activities.submit(name, request);
+      return json(200, { activity });
+    }
+    if (!QueryService.serves(name)) {
+      if (KNOWN_QUERY_PATHS.has(name)) throw new KeyholdError('QUERY_NOT_SUPPORTED', { path });
+      throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+    }
+    if (method !== 'POST') return this.methodNotAllowed();
+    return json(200, await this.deps.queries.query(name, request));
+  }
+
+  private methodNotAllowed(): RawResponse {
+    const error = new KeyholdError('METHOD_NOT_ALLOWED');
+    return { ...json(405, { ...error.toStatus(), code: StatusCode.UNIMPLEMENTED }), headers: { ...BASE_HEADERS, allow: 'POST' } };
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * `createKeyhold()`: a Keyhold instance in this process. It is a RequestHandler (mount it
+ * in any HTTP server, or call `handle()` directly), and it hands out embedded clients that
+ * stamp requests in-process, so an embedding host goes through the same authentication,
+ * validation and policy path as a remote client.
+ * @module
+ */
+import 'reflect-metadata';
+import {
+  bootstrapOrganization,
+  Clock,
+  Ids,
+  SignatureVerifier,
+  Store,
+  type ActivityService,
+  type ActivityServiceOptions,
+  type BootstrapInput,
+  type BootstrapResult,
+  type QueryService,
+} from '@keyhold/activities';
+import { KeyVault } from '@keyhold/keys';
+import type { RawRequest, RawResponse, RequestHandler } from '@keyhold/protocol';
+import { generateMasterKey } from '@keyhold/vault-software';
+import { Container, type ContainerModule } from 'inversify';
+import {
+  coreModule,
+  foundationModule,
+  memoryStoreModule,
+  ServerTokens,
+  signatureVerifierModule,
+  softwareVaultModule,
+} from './container-modules.js';
+import { KeyholdClient, type KeyholdClientOptions } from './keyhold-client.js';
+import { Logger } from './logger.js';
+import { SignerKey } from './signer-key.js';
+
+export interface KeyholdOptions {
+  /** A Store instance. Default: a new in-memory store. */
+  store?: Store;
+  /** A KeyVault instance. Default: the software vault under `masterKey`. */
+  vault?: KeyVault;
+  /** The software vault's 32-byte master key. Default: a random key (secrets die with the process). */
+  masterKey?: Uint8Array;
+  /** Stamp verification. Default: OpenSSL (`@keyhold/crypto-node`). */
+  verifier?: SignatureVerifier | 'openssl' | 'noble';
+  clock?: Clock;
+  ids?: Ids;
+  logger?: Logger;
+  /** The P-256 key that signs export/import bundles. Default: random. */
+  signerKey?: Uint8Array;
+  /** How far a request's `timestampMs` may be from now. Default 5 minutes. */
+  timestampToleranceMs?: number;
+  /** Extra inversify modules, loaded last: they may `rebind` any port. */
+  modules?: ContainerModule[];
+}
+
+export class Keyhold implements RequestHandler {
+  constructor(readonly container: Container) {}
+
+  get activities(): ActivityService {
+    return this.container.get(ServerTokens.ActivityService);
+  }
+
+  get queries(): QueryService {
+    return this.container.get(ServerTokens.QueryService);
+  }
+
+  /** The signer key's public half, uncompressed hex. */
+  get signerPublicKey(): string {
+    return this.container.get<SignerKey>(SignerKey).publicKey;
+  }
+
+  /** The transport-agnostic request path. */
+  handle(request: RawRequest): Promise<RawResponse> {
+    return this.container.get<RequestHandler>(ServerTokens.RequestHandler).handle(request);
+  }
+
+  /** Creates (once) a root organization whose root user holds the given API key. */
+  bootstrap(input: BootstrapInput): Promise<BootstrapResult> {
+    return bootstrapOrganization(
+      { store: this.container.get(Store), ids: this.container.get(Ids), clock: this.container.get(Clock) },
+      input,
+    );
+  }
+
+  /** An in-process client that stamps with an API key, as a remote client would. */
+  client(options: KeyholdClientOptions): KeyholdClient {
+    return new KeyholdClient(this, options, this.container.get<Clock>(Clock));
+  }
+
+  async close(): Promise<void> {
+    await this.container.get<Store>(Store).close();
+  }
+}
+
+/**
+ * @example
+ * const keyhold = createKeyhold();
+ * const { privateKey, publicKey } = generateApiKeyPair();
+ * const { organizationId } = await keyhold.bootstrap({ organizationName: 'Acme', apiPublicKey: publicKey });
+ * const client = keyhold.client({ organizationId, apiPrivateKey: privateKey });
+ * const { walletId } = await client.createWallet({ walletName: 'treasury', accounts: [...] });
+ */
+export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.load(
+    foundationModule({ ...(options.signerKey ? { signerKey: options.signerKey } : {}) }),
+    memoryStoreModule(),
+    softwareVaultModule(options.masterKey ?? generateMasterKey()),
+    signatureVerifierModule(typeof options.verifier === 'string' ? options.verifier : 'openssl'),
+    coreModule(),
+  );
+  const constant = <T>(id: symbol, value: T | undefined) => {
+    if (value !== undefined) container.rebind<T>(id).toConstantValue(value);
+  };
+  constant(Store, options.store);
+  constant(KeyVault, options.vault);
+  if (typeof options.verifier === 'object') constant(SignatureVerifier, options.verifier);
+  constant(Clock, options.clock);
+  constant(Ids, options.ids);
+  constant(Logger, options.logger);
+  const serviceOptions: ActivityServiceOptions = {};
+  if (options.timestampToleranceMs !== undefined) serviceOptions.timestampToleranceMs = options.timestampToleranceMs;
+  constant(ServerTokens.ActivityServiceOptions, serviceOptions);
+  if (options.modules?.length) container.load(...options.modules);
+  return new Keyhold(container);
+}

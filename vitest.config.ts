@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+
+// Tests import workspace packages through the `keyhold-source` export condition, so they run
+// against the TypeScript sources with no build step.
+const conditions = ['keyhold-source', 'import', 'module', 'node', 'default'];
+
+export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['keyhold-source'] } },
+  oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } } as never,
+  test: {
+    include: ['{packages,adapters,conformance,examples}/**/src/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
