@@ -2,11 +2,12 @@ import { defineConfig } from 'vitest/config';
 
 // Tests import workspace packages through the `keyhold-source` export condition, so they run
 // against the TypeScript sources with no build step.
-const conditions = ['keyhold-source', 'import', 'module', 'node', 'default'];
+// Vite's default server conditions, with ours first.
+const conditions = ['keyhold-source', 'module', 'node', 'development|production'];
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['keyhold-source'] } },
+  ssr: { resolve: { conditions } },
   oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } } as never,
   test: {
     include: ['{packages,adapters,conformance,examples}/**/src/**/*.test.ts'],

@@ -5,7 +5,7 @@
  * since the same few API keys stamp most requests.
  * @module
  */
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import type { SignatureVerifier, StampCurve } from '@keyhold/activities';
 
 /** SPKI DER prefixes: SEQUENCE { AlgorithmIdentifier, BIT STRING header } for each key size. */

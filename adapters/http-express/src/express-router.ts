@@ -46,9 +46,15 @@ function refusal(error: KeyholdError): RawResponse {
  * app.use(createKeyholdRouter(keyhold));
  * app.listen(8080);
  */
-export function createKeyholdRouter(handler: RequestHandler, options: KeyholdRouterOptions = {}): Router {
+export function createKeyholdRouter(
+  handler: RequestHandler,
+  options: KeyholdRouterOptions = {},
+): Router {
   const router = express.Router();
-  const raw = express.raw({ type: () => true, limit: options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES });
+  const raw = express.raw({
+    type: () => true,
+    limit: options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES,
+  });
 
   router.use((req, res, next) => {
     raw(req, res, (error?: unknown) => {
@@ -62,6 +68,19 @@ export function createKeyholdRouter(handler: RequestHandler, options: KeyholdRou
   });
 
   router.use((req, res, next) => {
+    if (req.body !== undefined && !Buffer.isBuffer(req.body)) {
+      // Another parser consumed the stream first: the signed bytes are gone.
+      send(
+        res,
+        refusal(
+          new KeyholdError('BAD_REQUEST_BODY', {
+            reason:
+              'the body was parsed before Keyhold saw it; mount the Keyhold router before body parsers',
+          }),
+        ),
+      );
+      return;
+    }
     const rawBody: Uint8Array = Buffer.isBuffer(req.body) ? req.body : new Uint8Array();
     handler
       .handle({ method: req.method, path: req.path, headers: headersOf(req), rawBody })

@@ -6,15 +6,15 @@
  * @module
  */
 import {
-  addressKey,
-  StoreConflictError,
   type ActivityFilter,
   type ActivityRecord,
   type ApiKeyRecord,
+  addressKey,
   type OrganizationRecord,
   type PageRequest,
   type PrivateKeyRecord,
   type Store,
+  StoreConflictError,
   type StoreTransaction,
   type UserRecord,
   type WalletAccountRecord,
@@ -45,7 +45,11 @@ class State {
 }
 
 /** Pages an ascending list of ids: `after`/`before` cursors, at most `limit`. */
-function pageOf(ids: readonly string[], page: PageRequest | undefined, newestFirst: boolean): string[] {
+function pageOf(
+  ids: readonly string[],
+  page: PageRequest | undefined,
+  newestFirst: boolean,
+): string[] {
   const ordered = newestFirst ? [...ids].reverse() : [...ids];
   let start = 0;
   let end = ordered.length;
@@ -83,7 +87,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         j.set(s.organizations, r.organizationId, clone(r));
       },
       async findRootByName(name) {
-        const orgs = [...s.organizations.values()].filter((o) => !o.parentOrganizationId && o.name === name);
+        const orgs = [...s.organizations.values()].filter(
+          (o) => !o.parentOrganizationId && o.name === name,
+        );
         orgs.sort((a, b) => a.createdAt - b.createdAt);
         return orgs[0] && clone(orgs[0]);
       },
@@ -167,7 +173,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     walletAccounts: {
       async list(org, walletId, page) {
         const ids = [...s.accounts.values()]
-          .filter((a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId))
+          .filter(
+            (a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId),
+          )
           .map((a) => a.walletAccountId);
         return pageOf(ids, page, false).map((id) => clone(s.accounts.get(k(org, id))!));
       },

@@ -8,27 +8,28 @@
  * same body the same activity, even when two copies race.
  * @module
  */
+
+import type { KeyVault } from '@keyhold/keys';
 import {
+  type Activity,
+  type ActivityDefinition,
   activityDefinitionsAt,
   isKeyholdError,
   KeyholdError,
   validateEnvelope,
   validateIntent,
-  type Activity,
-  type ActivityDefinition,
 } from '@keyhold/protocol';
-import type { KeyVault } from '@keyhold/keys';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { ActivityHandler } from './handlers/activity-handler.js';
+import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
-import { StoreConflictError, type Store, type StoreTransaction } from './ports/store.js';
+import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
 import type { ActivityRecord, OrganizationRecord } from './records.js';
-import { organizationIdOf, readSignedRequest, type IncomingRequest } from './signed-request.js';
+import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 import { activityView, userView } from './views.js';
 
 export interface ActivityServiceOptions {
@@ -109,7 +110,14 @@ export class ActivityService {
         handler.precheck?.(parameters, definition);
         authorize(principal, organization);
 
-        const record = this.newRecord(definition, organizationId, parameters, fingerprint, body, now);
+        const record = this.newRecord(
+          definition,
+          organizationId,
+          parameters,
+          fingerprint,
+          body,
+          now,
+        );
         record.votes.push(await this.voteOf(tx, record, principal, text, now));
         if (organization.rootQuorum.threshold > 1) {
           // More root approvals are needed before this runs.
@@ -139,7 +147,16 @@ export class ActivityService {
     now: number,
   ): Promise<void> {
     try {
-      const ctx = { tx, organization, principal, vault: this.deps.vault, ids: this.deps.ids, now, activityId: record.id, definition };
+      const ctx = {
+        tx,
+        organization,
+        principal,
+        vault: this.deps.vault,
+        ids: this.deps.ids,
+        now,
+        activityId: record.id,
+        definition,
+      };
       record.result = await handler.execute(ctx, record.parameters);
       record.status = 'ACTIVITY_STATUS_COMPLETED';
     } catch (error) {

@@ -3,7 +3,7 @@
  * never verify a stamp is refused when it is registered rather than silently stored.
  * @module
  */
-import { KeyholdError, type ApiKeyCurve } from '@keyhold/protocol';
+import { type ApiKeyCurve, KeyholdError } from '@keyhold/protocol';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';

@@ -3,25 +3,30 @@
  * and queries. Owns the Store, Clock, Ids and SignatureVerifier ports.
  * @module
  */
-export * from './records.js';
-export * from './ports/store.js';
+
+export {
+  ActivityService,
+  type ActivityServiceDeps,
+  type ActivityServiceOptions,
+  DEFAULT_TIMESTAMP_TOLERANCE_MS,
+  fingerprintOf,
+} from './activity-service.js';
+export { normalizeApiPublicKey } from './api-key-public-key.js';
+export { ACTIVITY_HANDLERS, type ActivityContext, type ActivityHandler } from './handlers/index.js';
+export { nobleSignatureVerifier } from './noble-signature-verifier.js';
+export {
+  type BootstrapInput,
+  type BootstrapResult,
+  bootstrapOrganization,
+} from './organization-bootstrap.js';
 export * from './ports/clock.js';
 export * from './ports/ids.js';
 export * from './ports/signature-verifier.js';
-export { nobleSignatureVerifier } from './noble-signature-verifier.js';
-export { parseStamp, verifyStamp, type ApiKeyStamp } from './stamp.js';
-export { normalizeApiPublicKey } from './api-key-public-key.js';
+export * from './ports/store.js';
 export type { Principal } from './principal.js';
-export { readSignedRequest, type IncomingRequest, type SignedRequest } from './signed-request.js';
-export {
-  ActivityService,
-  fingerprintOf,
-  DEFAULT_TIMESTAMP_TOLERANCE_MS,
-  type ActivityServiceDeps,
-  type ActivityServiceOptions,
-} from './activity-service.js';
-export { QueryService, type QueryServiceDeps } from './query-service.js';
-export { bootstrapOrganization, type BootstrapInput, type BootstrapResult } from './organization-bootstrap.js';
-export { ACTIVITY_HANDLERS, type ActivityContext, type ActivityHandler } from './handlers/index.js';
 export { QUERY_HANDLERS, type QueryContext, type QueryHandler } from './queries/index.js';
+export { QueryService, type QueryServiceDeps } from './query-service.js';
+export * from './records.js';
+export { type IncomingRequest, readSignedRequest, type SignedRequest } from './signed-request.js';
+export { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';
 export * from './views.js';

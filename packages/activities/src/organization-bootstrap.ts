@@ -46,7 +46,12 @@ export async function bootstrapOrganization(
           `organization "${input.organizationName}" already exists with other root credentials`,
         );
       }
-      return { organizationId: existing.organizationId, userId: key.userId, apiKeyId: key.apiKeyId, created: false };
+      return {
+        organizationId: existing.organizationId,
+        userId: key.userId,
+        apiKeyId: key.apiKeyId,
+        created: false,
+      };
     }
     const now = deps.clock.now();
     const organizationId = deps.ids.uuid();

@@ -10,7 +10,7 @@ import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
 import { findPrincipal } from './principal.js';
 import { QUERY_HANDLERS } from './queries/index.js';
-import { organizationIdOf, readSignedRequest, type IncomingRequest } from './signed-request.js';
+import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 
 export interface QueryServiceDeps {
   store: Store;

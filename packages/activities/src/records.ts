@@ -3,6 +3,8 @@
  * milliseconds; secrets appear only as SealedSecret handles from the KeyVault.
  * @module
  */
+
+import type { SealedSecret } from '@keyhold/keys';
 import type {
   ActivityStatus,
   ActivityType,
@@ -16,7 +18,6 @@ import type {
   User,
   VoteSelection,
 } from '@keyhold/protocol';
-import type { SealedSecret } from '@keyhold/keys';
 
 export interface OrganizationRecord {
   organizationId: string;

@@ -5,7 +5,7 @@
  */
 import { isUuid, KeyholdError } from '@keyhold/protocol';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
-import { parseStamp, verifyStamp, type ApiKeyStamp } from './stamp.js';
+import { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';
 
 export interface IncomingRequest {
   headers: Readonly<Record<string, string | undefined>>;

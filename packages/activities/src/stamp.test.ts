@@ -1,6 +1,6 @@
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import fc from 'fast-check';
@@ -41,7 +41,10 @@ describe('parseStamp', () => {
     ['not JSON', Buffer.from('nope').toString('base64url')],
     ['an array', b64([1])],
     ['an unknown scheme', b64({ publicKey: '02'.padEnd(66, '0'), scheme: 'X', signature: '00' })],
-    ['a short key', b64({ publicKey: '02ab', scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature: '00' })],
+    [
+      'a short key',
+      b64({ publicKey: '02ab', scheme: 'SIGNATURE_SCHEME_TK_API_P256', signature: '00' }),
+    ],
     ['a non-hex signature', b64({ ...p256Stamp(body), signature: 'zz' })],
   ])('refuses %s as a malformed stamp', (_, header) => {
     expect(messageOf(() => parseStamp({ 'x-stamp': header }))).toBe('malformed activity stamp');
@@ -57,10 +60,14 @@ describe('parseStamp', () => {
 describe('verifyStamp (noble)', () => {
   it('accepts high-S and low-S P-256 stamps over the raw body', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 200 }), fc.boolean(), async (message, lowS) => {
-        const stamp = parseStamp({ 'x-stamp': b64(p256Stamp(message, undefined, lowS)) });
-        await verifyStamp(nobleSignatureVerifier, stamp, message);
-      }),
+      fc.asyncProperty(
+        fc.uint8Array({ minLength: 1, maxLength: 200 }),
+        fc.boolean(),
+        async (message, lowS) => {
+          const stamp = parseStamp({ 'x-stamp': b64(p256Stamp(message, undefined, lowS)) });
+          await verifyStamp(nobleSignatureVerifier, stamp, message);
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -68,7 +75,9 @@ describe('verifyStamp (noble)', () => {
   it('refuses a stamp over other bytes', async () => {
     const stamp = parseStamp({ 'x-stamp': b64(p256Stamp(body)) });
     const other = new Uint8Array([...body, 32]);
-    await expect(verifyStamp(nobleSignatureVerifier, stamp, other)).rejects.toThrow('could not verify api key signature');
+    await expect(verifyStamp(nobleSignatureVerifier, stamp, other)).rejects.toThrow(
+      'could not verify api key signature',
+    );
   });
 
   it('verifies secp256k1 stamps (sha256, DER)', async () => {

@@ -4,7 +4,7 @@
  * signed, never over a re-serialization.
  * @module
  */
-import { KeyholdError, type ApiKeyCurve, type SignatureScheme } from '@keyhold/protocol';
+import { type ApiKeyCurve, KeyholdError, type SignatureScheme } from '@keyhold/protocol';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type { SignatureVerifier, StampCurve } from './ports/signature-verifier.js';
 
@@ -20,8 +20,15 @@ export interface ApiKeyStamp {
   signatureBytes: Uint8Array;
 }
 
-const SCHEMES: Record<string, { curve: StampCurve; apiKeyCurve: ApiKeyCurve; keyHexLength: number }> = {
-  SIGNATURE_SCHEME_TK_API_P256: { curve: 'p256', apiKeyCurve: 'API_KEY_CURVE_P256', keyHexLength: 66 },
+const SCHEMES: Record<
+  string,
+  { curve: StampCurve; apiKeyCurve: ApiKeyCurve; keyHexLength: number }
+> = {
+  SIGNATURE_SCHEME_TK_API_P256: {
+    curve: 'p256',
+    apiKeyCurve: 'API_KEY_CURVE_P256',
+    keyHexLength: 66,
+  },
   SIGNATURE_SCHEME_TK_API_SECP256K1: {
     curve: 'secp256k1',
     apiKeyCurve: 'API_KEY_CURVE_SECP256K1',
@@ -47,10 +54,14 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
   const header = headers['x-stamp'];
   if (header === undefined || header === '') {
     if (headers['x-stamp-webauthn'] !== undefined) {
-      throw new KeyholdError('WEBAUTHN_NOT_SUPPORTED', { reason: 'passkey stamps are not supported yet' });
+      throw new KeyholdError('WEBAUTHN_NOT_SUPPORTED', {
+        reason: 'passkey stamps are not supported yet',
+      });
     }
     if (headers['x-stamp-attested'] !== undefined) {
-      throw new KeyholdError('MALFORMED_STAMP', { reason: 'attested stamps are not supported yet' });
+      throw new KeyholdError('MALFORMED_STAMP', {
+        reason: 'attested stamps are not supported yet',
+      });
     }
     throw new KeyholdError('STAMP_MISSING');
   }
@@ -69,8 +80,14 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
   const { publicKey, scheme, signature } = parsed as Record<string, unknown>;
   const spec = typeof scheme === 'string' ? SCHEMES[scheme] : undefined;
   if (!spec) throw new KeyholdError('MALFORMED_STAMP', { reason: 'unknown signature scheme' });
-  if (typeof publicKey !== 'string' || publicKey.length !== spec.keyHexLength || !HEX.test(publicKey)) {
-    throw new KeyholdError('MALFORMED_STAMP', { reason: 'publicKey is not a hex key of the scheme' });
+  if (
+    typeof publicKey !== 'string' ||
+    publicKey.length !== spec.keyHexLength ||
+    !HEX.test(publicKey)
+  ) {
+    throw new KeyholdError('MALFORMED_STAMP', {
+      reason: 'publicKey is not a hex key of the scheme',
+    });
   }
   if (
     typeof signature !== 'string' ||

@@ -4,12 +4,12 @@
  * @module
  */
 import {
-  activityDefinitionOf,
-  timestampOf,
   type Activity,
   type ApiKey,
+  activityDefinitionOf,
   type CredentialType,
   type PrivateKey,
+  timestampOf,
   type User,
   type Vote,
   type Wallet,
@@ -68,7 +68,10 @@ export function walletView(wallet: WalletRecord): Wallet {
   };
 }
 
-export function walletAccountView(account: WalletAccountRecord, wallet?: WalletRecord): WalletAccount {
+export function walletAccountView(
+  account: WalletAccountRecord,
+  wallet?: WalletRecord,
+): WalletAccount {
   return {
     walletAccountId: account.walletAccountId,
     organizationId: account.organizationId,

@@ -3,13 +3,14 @@
  * error model and the message catalogue, and the RequestHandler port HTTP adapters use.
  * @module
  */
-export * from './status-code.js';
-export * from './messages.js';
-export * from './keyhold-error.js';
-export * from './enums.js';
-export * from './wire-types.js';
-export * from './request-handler.js';
+
 export * from './activity-catalogue.js';
-export * from './validate.js';
+export * from './enums.js';
+export * from './keyhold-error.js';
+export * from './messages.js';
+export * from './request-handler.js';
 export { INTENT_SCHEMAS } from './schemas/intents.js';
 export { QUERY_SCHEMAS } from './schemas/queries.js';
+export * from './status-code.js';
+export * from './validate.js';
+export * from './wire-types.js';

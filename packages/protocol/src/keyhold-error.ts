@@ -4,7 +4,7 @@
  * thrown is a fault, and reaches a client only as "internal server error (<id>)".
  * @module
  */
-import { Messages, type MessageEntry, type MessageKey } from './messages.js';
+import { type MessageEntry, type MessageKey, Messages } from './messages.js';
 import { httpStatusOf, type StatusCode } from './status-code.js';
 
 /** A member of `details`: a typed, JSON-safe object. */
@@ -45,7 +45,7 @@ export class KeyholdError extends Error {
   }
 
   get httpStatus(): number {
-    return httpStatusOf(this.code);
+    return Messages[this.key].http ?? httpStatusOf(this.code);
   }
 
   /** The Status body for this error. */

@@ -11,12 +11,15 @@ export interface MessageEntry {
   readonly code: StatusCode;
   readonly errorCode: string;
   readonly message: string;
+  /** An HTTP status more precise than the code's default (413, 405). */
+  readonly http?: number;
 }
 
-const e = (code: StatusCode, errorCode: string, message: string): MessageEntry => ({
+const e = (code: StatusCode, errorCode: string, message: string, http?: number): MessageEntry => ({
   code,
   errorCode,
   message,
+  ...(http !== undefined ? { http } : {}),
 });
 const { INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, INTERNAL } = StatusCode;
 
@@ -35,14 +38,19 @@ export const Messages = {
     'no organization found with the given ID',
   ),
   NOT_FOUND_ROUTE: e(NOT_FOUND, 'NOT_FOUND', 'not found'),
-  METHOD_NOT_ALLOWED: e(StatusCode.UNIMPLEMENTED, 'METHOD_NOT_ALLOWED', 'method not allowed'),
+  METHOD_NOT_ALLOWED: e(StatusCode.UNIMPLEMENTED, 'METHOD_NOT_ALLOWED', 'method not allowed', 405),
   ACTIVITY_TYPE_NOT_SUPPORTED: e(
     StatusCode.UNIMPLEMENTED,
     'UNSUPPORTED_ACTIVITY_TYPE',
     'activity type not supported',
   ),
   QUERY_NOT_SUPPORTED: e(StatusCode.UNIMPLEMENTED, 'UNSUPPORTED_QUERY', 'query not supported'),
-  REQUEST_TOO_LARGE: e(StatusCode.RESOURCE_EXHAUSTED, 'REQUEST_TOO_LARGE', 'request body too large'),
+  REQUEST_TOO_LARGE: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'REQUEST_TOO_LARGE',
+    'request body too large',
+    413,
+  ),
   TIMESTAMP_OUTSIDE_WINDOW: e(
     INVALID_ARGUMENT,
     'TIMESTAMP_INVALID',

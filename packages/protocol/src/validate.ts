@@ -6,7 +6,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { KeyholdError } from './keyhold-error.js';
-import { Messages, type MessageKey } from './messages.js';
+import { type MessageKey, Messages } from './messages.js';
 import { INTENT_SCHEMAS } from './schemas/intents.js';
 import { QUERY_SCHEMAS } from './schemas/queries.js';
 import type { Schema } from './schemas/schema-builders.js';

@@ -3,7 +3,7 @@
  * API (protobuf JSON conventions: int64 values are strings, timestamps are `{seconds, nanos}`).
  * @module
  */
-import type { StatusBody } from './keyhold-error.js';
+
 import type {
   ActivityStatus,
   ActivityType,
@@ -13,6 +13,7 @@ import type {
   PathFormat,
   VoteSelection,
 } from './enums.js';
+import type { StatusBody } from './keyhold-error.js';
 
 /** `{ seconds, nanos }`, both decimal strings. */
 export interface Timestamp {

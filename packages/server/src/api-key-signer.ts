@@ -4,7 +4,7 @@
  * client, the CLI and the benchmarks; OpenSSL signs, so stamping is cheap.
  * @module
  */
-import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 
@@ -37,7 +37,13 @@ export function createApiKeyStamper(privateKeyHex: string): Stamper {
   const point = p256.getPublicKey(secret, false);
   const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
   const key: KeyObject = createPrivateKey({
-    key: { kty: 'EC', crv: 'P-256', d: b64(secret), x: b64(point.subarray(1, 33)), y: b64(point.subarray(33)) },
+    key: {
+      kty: 'EC',
+      crv: 'P-256',
+      d: b64(secret),
+      x: b64(point.subarray(1, 33)),
+      y: b64(point.subarray(33)),
+    },
     format: 'jwk',
   });
   const publicKey = bytesToHex(p256.getPublicKey(secret, true));

@@ -83,7 +83,11 @@ export const coreModule = () =>
     bind(ServerTokens.QueryService)
       .toDynamicValue(
         (ctx) =>
-          new QueryService({ store: ctx.get(Store), verifier: ctx.get(SignatureVerifier), clock: ctx.get(Clock) }),
+          new QueryService({
+            store: ctx.get(Store),
+            verifier: ctx.get(SignatureVerifier),
+            clock: ctx.get(Clock),
+          }),
       )
       .inSingletonScope();
     bind(ServerTokens.RequestHandler)

@@ -3,14 +3,13 @@
  * the embedded client and the `keyhold` CLI.
  * @module
  */
-export { createKeyhold, Keyhold, type KeyholdOptions } from './keyhold.js';
+
 export {
-  KeyholdActivityError,
-  KeyholdClient,
-  KeyholdRequestError,
-  type KeyholdClientOptions,
-} from './keyhold-client.js';
-export { createApiKeyStamper, generateApiKeyPair, type ApiKeyPair, type Stamper } from './api-key-signer.js';
+  type ApiKeyPair,
+  createApiKeyStamper,
+  generateApiKeyPair,
+  type Stamper,
+} from './api-key-signer.js';
 export {
   coreModule,
   foundationModule,
@@ -19,7 +18,14 @@ export {
   signatureVerifierModule,
   softwareVaultModule,
 } from './container-modules.js';
+export { createKeyhold, Keyhold, type KeyholdOptions } from './keyhold.js';
+export {
+  KeyholdActivityError,
+  KeyholdClient,
+  type KeyholdClientOptions,
+  KeyholdRequestError,
+} from './keyhold-client.js';
 export { KeyholdRequestHandler } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
+export { type RunningServer, type ServeOptions, startServer } from './serve.js';
 export { SignerKey, signerKeyFrom } from './signer-key.js';
-export { startServer, type RunningServer, type ServeOptions } from './serve.js';

@@ -5,9 +5,9 @@
  */
 import type { Clock } from '@keyhold/activities';
 import {
-  activityDefinitionOf,
   type Activity,
   type ActivityType,
+  activityDefinitionOf,
   type RequestHandler,
   type SignatureResult,
   type StatusBody,
@@ -66,20 +66,28 @@ export class KeyholdClient {
       rawBody: new TextEncoder().encode(text),
     });
     const parsed = JSON.parse(response.body);
-    if (response.status !== 200) throw new KeyholdRequestError(response.status, parsed as StatusBody);
+    if (response.status !== 200)
+      throw new KeyholdRequestError(response.status, parsed as StatusBody);
     return parsed as T;
   }
 
   /** Submits an activity and returns it, whatever its status. */
-  async submit(type: ActivityType, parameters: object, organizationId = this.options.organizationId): Promise<Activity> {
+  async submit(
+    type: ActivityType,
+    parameters: object,
+    organizationId = this.options.organizationId,
+  ): Promise<Activity> {
     const definition = activityDefinitionOf(type);
     if (!definition) throw new Error(`unsupported activity type ${type}`);
-    const { activity } = await this.post<{ activity: Activity }>(`/public/v1/submit/${definition.path}`, {
-      type,
-      timestampMs: String(this.clock.now()),
-      organizationId,
-      parameters,
-    });
+    const { activity } = await this.post<{ activity: Activity }>(
+      `/public/v1/submit/${definition.path}`,
+      {
+        type,
+        timestampMs: String(this.clock.now()),
+        organizationId,
+        parameters,
+      },
+    );
     return activity;
   }
 
@@ -92,13 +100,19 @@ export class KeyholdClient {
   }
 
   query<T>(name: string, body: object = {}): Promise<T> {
-    return this.post<T>(`/public/v1/query/${name}`, { organizationId: this.options.organizationId, ...body });
+    return this.post<T>(`/public/v1/query/${name}`, {
+      organizationId: this.options.organizationId,
+      ...body,
+    });
   }
 
   whoami() {
-    return this.query<{ organizationId: string; organizationName: string; userId: string; username: string }>(
-      'whoami',
-    );
+    return this.query<{
+      organizationId: string;
+      organizationName: string;
+      userId: string;
+      username: string;
+    }>('whoami');
   }
 
   createWallet(parameters: {
@@ -106,10 +120,18 @@ export class KeyholdClient {
     accounts: { curve: string; pathFormat: string; path: string; addressFormat: string }[];
     mnemonicLength?: number;
   }) {
-    return this.run<{ walletId: string; addresses: string[] }>('ACTIVITY_TYPE_CREATE_WALLET', parameters);
+    return this.run<{ walletId: string; addresses: string[] }>(
+      'ACTIVITY_TYPE_CREATE_WALLET',
+      parameters,
+    );
   }
 
-  signRawPayload(parameters: { signWith: string; payload: string; encoding: string; hashFunction: string }) {
+  signRawPayload(parameters: {
+    signWith: string;
+    payload: string;
+    encoding: string;
+    hashFunction: string;
+  }) {
     return this.run<SignatureResult>('ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', parameters);
   }
 

@@ -5,13 +5,12 @@
  * only in the log.
  * @module
  */
-import { QueryService, type ActivityService } from '@keyhold/activities';
+import { type ActivityService, QueryService } from '@keyhold/activities';
 import {
   activityDefinitionsAt,
   internalStatus,
   isKeyholdError,
   KeyholdError,
-  StatusCode,
   type RawRequest,
   type RawResponse,
   type RequestHandler,
@@ -80,10 +79,11 @@ export class KeyholdRequestHandler implements RequestHandler {
 
     if (isSubmit) {
       if (activityDefinitionsAt(name).length === 0) {
-        if (KNOWN_SUBMIT_PATHS.has(name)) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { path });
+        if (KNOWN_SUBMIT_PATHS.has(name))
+          throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { path });
         throw new KeyholdError('NOT_FOUND_ROUTE', { path });
       }
-      if (method !== 'POST') return this.methodNotAllowed();
+      if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
       const activity = await this.deps.activities.submit(name, request);
       return json(200, { activity });
     }
@@ -91,12 +91,7 @@ export class KeyholdRequestHandler implements RequestHandler {
       if (KNOWN_QUERY_PATHS.has(name)) throw new KeyholdError('QUERY_NOT_SUPPORTED', { path });
       throw new KeyholdError('NOT_FOUND_ROUTE', { path });
     }
-    if (method !== 'POST') return this.methodNotAllowed();
+    if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
     return json(200, await this.deps.queries.query(name, request));
-  }
-
-  private methodNotAllowed(): RawResponse {
-    const error = new KeyholdError('METHOD_NOT_ALLOWED');
-    return { ...json(405, { ...error.toStatus(), code: StatusCode.UNIMPLEMENTED }), headers: { ...BASE_HEADERS, allow: 'POST' } };
   }
 }

@@ -4,7 +4,7 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold, type Keyhold } from './keyhold.js';
-import { KeyholdActivityError, KeyholdRequestError, type KeyholdClient } from './keyhold-client.js';
+import { KeyholdActivityError, type KeyholdClient, KeyholdRequestError } from './keyhold-client.js';
 import { silentLogger } from './logger.js';
 
 const ETH_ACCOUNT = {
@@ -22,7 +22,10 @@ describe('createKeyhold (embedded)', () => {
   beforeEach(async () => {
     keyhold = createKeyhold({ logger: silentLogger });
     const key = generateApiKeyPair();
-    ({ organizationId } = await keyhold.bootstrap({ organizationName: 'Acme', apiPublicKey: key.publicKey }));
+    ({ organizationId } = await keyhold.bootstrap({
+      organizationName: 'Acme',
+      apiPublicKey: key.publicKey,
+    }));
     client = keyhold.client({ organizationId, apiPrivateKey: key.privateKey });
   });
 
@@ -34,7 +37,10 @@ describe('createKeyhold (embedded)', () => {
   });
 
   it('creates a wallet and signs with its Ethereum account', async () => {
-    const { walletId, addresses, activity } = await client.createWallet({ walletName: 'w', accounts: [ETH_ACCOUNT] });
+    const { walletId, addresses, activity } = await client.createWallet({
+      walletName: 'w',
+      accounts: [ETH_ACCOUNT],
+    });
     expect(activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
     expect(walletId).toMatch(/^[0-9a-f-]{36}$/);
     expect(addresses[0]).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -59,7 +65,10 @@ describe('createKeyhold (embedded)', () => {
 
   it('returns the same activity for the same body and refuses a re-used path', async () => {
     const { walletId } = await client.createWallet({ walletName: 'w', accounts: [ETH_ACCOUNT] });
-    const failed = await client.submit('ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS', { walletId, accounts: [ETH_ACCOUNT] });
+    const failed = await client.submit('ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS', {
+      walletId,
+      accounts: [ETH_ACCOUNT],
+    });
     expect(failed.status).toBe('ACTIVITY_STATUS_FAILED');
     expect(failed.failure?.message).toBe('invalid path');
   });

@@ -7,16 +7,16 @@
  */
 import 'reflect-metadata';
 import {
-  bootstrapOrganization,
-  Clock,
-  Ids,
-  SignatureVerifier,
-  Store,
   type ActivityService,
   type ActivityServiceOptions,
   type BootstrapInput,
   type BootstrapResult,
+  bootstrapOrganization,
+  Clock,
+  Ids,
   type QueryService,
+  SignatureVerifier,
+  Store,
 } from '@keyhold/activities';
 import { KeyVault } from '@keyhold/keys';
 import type { RawRequest, RawResponse, RequestHandler } from '@keyhold/protocol';
@@ -78,7 +78,11 @@ export class Keyhold implements RequestHandler {
   /** Creates (once) a root organization whose root user holds the given API key. */
   bootstrap(input: BootstrapInput): Promise<BootstrapResult> {
     return bootstrapOrganization(
-      { store: this.container.get(Store), ids: this.container.get(Ids), clock: this.container.get(Clock) },
+      {
+        store: this.container.get(Store),
+        ids: this.container.get(Ids),
+        clock: this.container.get(Clock),
+      },
       input,
     );
   }
@@ -120,7 +124,8 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Ids, options.ids);
   constant(Logger, options.logger);
   const serviceOptions: ActivityServiceOptions = {};
-  if (options.timestampToleranceMs !== undefined) serviceOptions.timestampToleranceMs = options.timestampToleranceMs;
+  if (options.timestampToleranceMs !== undefined)
+    serviceOptions.timestampToleranceMs = options.timestampToleranceMs;
   constant(ServerTokens.ActivityServiceOptions, serviceOptions);
   if (options.modules?.length) container.load(...options.modules);
   return new Keyhold(container);

@@ -12,9 +12,13 @@ export const Logger: unique symbol = Symbol.for('keyhold.Logger');
 
 /** JSON lines on stderr (stdout is reserved for the CLI's machine-readable output). */
 export function stderrLogger(): Logger {
-  const line = (level: string) => (message: string, fields: Record<string, unknown> = {}) => {
-    process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`);
-  };
+  const line =
+    (level: string) =>
+    (message: string, fields: Record<string, unknown> = {}) => {
+      process.stderr.write(
+        `${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`,
+      );
+    };
   return { info: line('info'), warn: line('warn'), error: line('error') };
 }
 

@@ -46,7 +46,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   app.use(createKeyholdRouter(keyhold));
   const host = options.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 8080, host, (error?: Error) => (error ? reject(error) : resolve(s)));
+    const s = app.listen(options.port ?? 8080, host, (error?: Error) =>
+      error ? reject(error) : resolve(s),
+    );
   });
   server.keepAliveTimeout = 5_000;
   const { port } = server.address() as AddressInfo;

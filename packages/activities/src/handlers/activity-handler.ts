@@ -4,8 +4,9 @@
  * state inside the activity's transaction, and what it throws makes the activity FAILED.
  * @module
  */
-import type { ActivityDefinition } from '@keyhold/protocol';
+
 import type { KeyVault } from '@keyhold/keys';
+import type { ActivityDefinition } from '@keyhold/protocol';
 import type { Ids } from '../ports/ids.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';

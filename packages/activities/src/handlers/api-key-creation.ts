@@ -4,7 +4,7 @@
  * limits (10 long-lived, 10 short-lived; expired short-lived keys are removed first).
  * @module
  */
-import { KeyholdError, type ApiKeyCurve } from '@keyhold/protocol';
+import { type ApiKeyCurve, KeyholdError } from '@keyhold/protocol';
 import { normalizeApiPublicKey } from '../api-key-public-key.js';
 import type { ApiKeyRecord } from '../records.js';
 import type { ActivityContext } from './activity-handler.js';
@@ -28,11 +28,15 @@ export function precheckApiKeys(keys: readonly ApiKeyParams[]): void {
   for (const key of keys) {
     const hex = normalizeApiPublicKey(curveOf(key), key.publicKey);
     if (seen.has(hex)) {
-      throw new KeyholdError('API_KEY_ALREADY_EXISTS', { reason: 'the same public key appears twice' });
+      throw new KeyholdError('API_KEY_ALREADY_EXISTS', {
+        reason: 'the same public key appears twice',
+      });
     }
     seen.add(hex);
     if (key.expirationSeconds !== undefined && !/^[1-9][0-9]{0,11}$/.test(key.expirationSeconds)) {
-      throw new KeyholdError('INVALID_API_KEY_EXPIRATION', { expirationSeconds: key.expirationSeconds });
+      throw new KeyholdError('INVALID_API_KEY_EXPIRATION', {
+        expirationSeconds: key.expirationSeconds,
+      });
     }
   }
 }
@@ -48,7 +52,8 @@ export async function addApiKeys(
   const existing = await tx.apiKeys.listByUser(orgId, userId);
   // Expired short-lived keys make room for new ones.
   for (const key of existing) {
-    if (key.expiresAt !== undefined && key.expiresAt <= now) await tx.apiKeys.delete(orgId, key.apiKeyId);
+    if (key.expiresAt !== undefined && key.expiresAt <= now)
+      await tx.apiKeys.delete(orgId, key.apiKeyId);
   }
   const live = existing.filter((k) => k.expiresAt === undefined || k.expiresAt > now);
   let longLived = live.filter((k) => k.expiresAt === undefined).length;

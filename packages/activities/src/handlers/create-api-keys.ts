@@ -4,7 +4,7 @@
  */
 import { KeyholdError } from '@keyhold/protocol';
 import type { ActivityHandler } from './activity-handler.js';
-import { addApiKeys, precheckApiKeys, type ApiKeyParams } from './api-key-creation.js';
+import { type ApiKeyParams, addApiKeys, precheckApiKeys } from './api-key-creation.js';
 
 export const createApiKeysHandler: ActivityHandler<{ userId: string; apiKeys: ApiKeyParams[] }> = {
   precheck: (p) => precheckApiKeys(p.apiKeys),
@@ -22,7 +22,8 @@ export const deleteApiKeysHandler: ActivityHandler<{ userId: string; apiKeyIds: 
     const ids = [...new Set(p.apiKeyIds)];
     for (const apiKeyId of ids) {
       const key = await ctx.tx.apiKeys.get(orgId, apiKeyId);
-      if (!key || key.userId !== p.userId) throw new KeyholdError('API_KEY_NOT_FOUND', { apiKeyId });
+      if (!key || key.userId !== p.userId)
+        throw new KeyholdError('API_KEY_NOT_FOUND', { apiKeyId });
     }
     for (const apiKeyId of ids) await ctx.tx.apiKeys.delete(orgId, apiKeyId);
     return { apiKeyIds: ids };

@@ -4,7 +4,7 @@
  */
 import type { UserRecord } from '../records.js';
 import type { ActivityHandler } from './activity-handler.js';
-import { addApiKeys, precheckApiKeys, type ApiKeyParams } from './api-key-creation.js';
+import { type ApiKeyParams, addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { requireUserTags } from './user-tags.js';
 
 interface UserParams {

@@ -12,9 +12,13 @@ export const deleteUsersHandler: ActivityHandler<{ userIds: string[] }> = {
     const unique = [...new Set(userIds)];
     for (const userId of unique) {
       if (ctx.organization.rootQuorum.userIds.includes(userId)) {
-        throw new KeyholdError('QUORUM_USERS_MISSING', { userId, reason: 'user is in the root quorum' });
+        throw new KeyholdError('QUORUM_USERS_MISSING', {
+          userId,
+          reason: 'user is in the root quorum',
+        });
       }
-      if (!(await ctx.tx.users.get(orgId, userId))) throw new KeyholdError('USER_NOT_FOUND', { userId });
+      if (!(await ctx.tx.users.get(orgId, userId)))
+        throw new KeyholdError('USER_NOT_FOUND', { userId });
     }
     for (const userId of unique) {
       for (const key of await ctx.tx.apiKeys.listByUser(orgId, userId)) {

@@ -10,7 +10,11 @@ import { updateOrganizationNameHandler, updateRootQuorumHandler } from './organi
 import { createPrivateKeysHandler } from './private-keys.js';
 import { signRawPayloadHandler, signRawPayloadsHandler } from './sign-raw-payload.js';
 import { updateUserHandler, updateUserNameHandler } from './update-user.js';
-import { createWalletAccountsHandler, createWalletHandler, updateWalletHandler } from './wallets.js';
+import {
+  createWalletAccountsHandler,
+  createWalletHandler,
+  updateWalletHandler,
+} from './wallets.js';
 
 export type { ActivityContext, ActivityHandler } from './activity-handler.js';
 

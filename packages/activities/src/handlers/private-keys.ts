@@ -3,7 +3,7 @@
  * @module
  */
 import { deriveAddress } from '@keyhold/keys';
-import { KeyholdError, type AddressFormat, type Curve } from '@keyhold/protocol';
+import { type AddressFormat, type Curve, KeyholdError } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PrivateKeyRecord } from '../records.js';
 import type { ActivityHandler } from './activity-handler.js';

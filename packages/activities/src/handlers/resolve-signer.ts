@@ -3,8 +3,9 @@
  * private-key id, or a public key (compressed SEC1 or Ed25519 hex) of either.
  * @module
  */
-import { isUuid, KeyholdError, type Curve } from '@keyhold/protocol';
+
 import type { SealedSecret } from '@keyhold/keys';
+import { type Curve, isUuid, KeyholdError } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
 
 export interface Signer {
@@ -37,7 +38,13 @@ export async function resolveSigner(
   throw new KeyholdError('SIGN_WITH_NOT_FOUND', { signWith });
 }
 
-function usable(key: { curve: Curve; key: SealedSecret; disabled: boolean; privateKeyId: string }): Signer {
-  if (key.disabled) throw new KeyholdError('PRIVATE_KEY_DISABLED', { privateKeyId: key.privateKeyId });
+function usable(key: {
+  curve: Curve;
+  key: SealedSecret;
+  disabled: boolean;
+  privateKeyId: string;
+}): Signer {
+  if (key.disabled)
+    throw new KeyholdError('PRIVATE_KEY_DISABLED', { privateKeyId: key.privateKeyId });
   return { curve: key.curve, key: key.key };
 }

@@ -21,7 +21,12 @@ async function sign(
   const signer = await resolveSigner(ctx.tx, ctx.organization.organizationId, signWith);
   // Prepare every payload first: one bad payload fails the batch before anything is signed.
   const messages = payloads.map((payload) =>
-    preparePayload({ payload, encoding: p.encoding, hashFunction: p.hashFunction, curve: signer.curve }),
+    preparePayload({
+      payload,
+      encoding: p.encoding,
+      hashFunction: p.hashFunction,
+      curve: signer.curve,
+    }),
   );
   const signatures: SignatureResult[] = [];
   for (const message of messages) {
@@ -39,7 +44,9 @@ export const signRawPayloadHandler: ActivityHandler<
   },
 };
 
-export const signRawPayloadsHandler: ActivityHandler<SignParams & { signWith: string; payloads: string[] }> = {
+export const signRawPayloadsHandler: ActivityHandler<
+  SignParams & { signWith: string; payloads: string[] }
+> = {
   async execute(ctx, p) {
     return { signatures: await sign(ctx, p.signWith, p.payloads, p) };
   },

@@ -6,7 +6,10 @@
 import { KeyholdError } from '@keyhold/protocol';
 import type { ActivityContext } from './activity-handler.js';
 
-export async function requireUserTags(_ctx: ActivityContext, tagIds: readonly string[] = []): Promise<string[]> {
+export async function requireUserTags(
+  _ctx: ActivityContext,
+  tagIds: readonly string[] = [],
+): Promise<string[]> {
   if (tagIds.length > 0) throw new KeyholdError('USER_TAG_NOT_FOUND', { userTagId: tagIds[0] });
   return [];
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { deriveAddress, parseDerivationPath } from '@keyhold/keys';
-import { KeyholdError, type AddressFormat, type Curve, type PathFormat } from '@keyhold/protocol';
+import { type AddressFormat, type Curve, KeyholdError, type PathFormat } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { WalletAccountRecord, WalletRecord } from '../records.js';
 import type { ActivityContext } from './activity-handler.js';
@@ -23,7 +23,10 @@ export function precheckAccounts(accounts: readonly AccountParams[]): void {
   for (const account of accounts) {
     parseDerivationPath(account.path, account.curve);
     if (paths.has(account.path)) {
-      throw new KeyholdError('INVALID_PATH', { path: account.path, reason: 'path repeated in request' });
+      throw new KeyholdError('INVALID_PATH', {
+        path: account.path,
+        reason: 'path repeated in request',
+      });
     }
     paths.add(account.path);
     deriveAddress(account.addressFormat, account.curve, SAMPLE_PUBLIC_KEY[account.curve]);
@@ -38,7 +41,9 @@ export async function addAccounts(
 ): Promise<string[]> {
   const addresses: string[] = [];
   for (const account of accounts) {
-    if (await ctx.tx.walletAccounts.findByPath(wallet.organizationId, wallet.walletId, account.path)) {
+    if (
+      await ctx.tx.walletAccounts.findByPath(wallet.organizationId, wallet.walletId, account.path)
+    ) {
       throw new KeyholdError('INVALID_PATH', {
         path: account.path,
         reason: 'path already used in this wallet',

@@ -5,7 +5,7 @@
 import { KeyholdError } from '@keyhold/protocol';
 import type { WalletRecord } from '../records.js';
 import type { ActivityHandler } from './activity-handler.js';
-import { addAccounts, precheckAccounts, type AccountParams } from './wallet-accounts.js';
+import { type AccountParams, addAccounts, precheckAccounts } from './wallet-accounts.js';
 
 const DEFAULT_MNEMONIC_LENGTH = 12;
 

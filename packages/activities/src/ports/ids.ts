@@ -18,7 +18,11 @@ export const Ids: unique symbol = Symbol.for('keyhold.Ids');
  * A UUIDv7 (RFC 9562 §5.7) from a millisecond timestamp, a 12-bit sequence in `rand_a`
  * (method 1 of §6.2: a counter keeps ids of one millisecond in order) and 62 random bits.
  */
-export function uuidv7(nowMs: number, sequence: number, random: Uint8Array = randomBytes(8)): string {
+export function uuidv7(
+  nowMs: number,
+  sequence: number,
+  random: Uint8Array = randomBytes(8),
+): string {
   const b = new Uint8Array(16);
   let ms = nowMs;
   for (let i = 5; i >= 0; i--) {

@@ -17,7 +17,12 @@ export interface SignatureVerifier {
    * @param publicKey compressed SEC1 (33 bytes) or Ed25519 (32 bytes)
    * @param signature DER (ECDSA) or 64 raw bytes (Ed25519)
    */
-  verify(curve: StampCurve, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): Promise<boolean>;
+  verify(
+    curve: StampCurve,
+    publicKey: Uint8Array,
+    message: Uint8Array,
+    signature: Uint8Array,
+  ): Promise<boolean>;
 }
 
 export const SignatureVerifier: unique symbol = Symbol.for('keyhold.SignatureVerifier');

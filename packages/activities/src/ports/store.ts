@@ -64,10 +64,21 @@ export interface WalletRepository {
 
 export interface WalletAccountRepository {
   /** Accounts of an organization (or one wallet), in creation order. */
-  list(organizationId: string, walletId?: string, page?: PageRequest): Promise<WalletAccountRecord[]>;
+  list(
+    organizationId: string,
+    walletId?: string,
+    page?: PageRequest,
+  ): Promise<WalletAccountRecord[]>;
   findByAddress(organizationId: string, address: string): Promise<WalletAccountRecord | undefined>;
-  findByPublicKey(organizationId: string, publicKey: string): Promise<WalletAccountRecord | undefined>;
-  findByPath(organizationId: string, walletId: string, path: string): Promise<WalletAccountRecord | undefined>;
+  findByPublicKey(
+    organizationId: string,
+    publicKey: string,
+  ): Promise<WalletAccountRecord | undefined>;
+  findByPath(
+    organizationId: string,
+    walletId: string,
+    path: string,
+  ): Promise<WalletAccountRecord | undefined>;
   insert(record: WalletAccountRecord): Promise<void>;
 }
 
@@ -84,7 +95,11 @@ export interface ActivityRepository {
   get(organizationId: string, activityId: string): Promise<ActivityRecord | undefined>;
   findByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined>;
   /** Newest first. */
-  list(organizationId: string, filter: ActivityFilter, page: PageRequest): Promise<ActivityRecord[]>;
+  list(
+    organizationId: string,
+    filter: ActivityFilter,
+    page: PageRequest,
+  ): Promise<ActivityRecord[]>;
   insert(record: ActivityRecord): Promise<void>;
   update(record: ActivityRecord): Promise<void>;
 }

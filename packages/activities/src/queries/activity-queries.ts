@@ -2,14 +2,17 @@
  * get_activity and list_activities (newest first, paged by activity id).
  * @module
  */
-import { KeyholdError, type ActivityStatus, type ActivityType } from '@keyhold/protocol';
+import { type ActivityStatus, type ActivityType, KeyholdError } from '@keyhold/protocol';
 import { activityView } from '../views.js';
 import type { QueryHandler } from './query-handler.js';
 
 export const DEFAULT_PAGE_LIMIT = 10;
 
 export const getActivity: QueryHandler = async (ctx, body: { activityId: string }) => {
-  const record = await ctx.tx.activities.get(ctx.organization.organizationId, body.activityId.toLowerCase());
+  const record = await ctx.tx.activities.get(
+    ctx.organization.organizationId,
+    body.activityId.toLowerCase(),
+  );
   if (!record) throw new KeyholdError('ACTIVITY_NOT_FOUND', { activityId: body.activityId });
   return { activity: activityView(record) };
 };

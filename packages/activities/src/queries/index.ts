@@ -11,7 +11,14 @@ import {
   listWalletAccounts,
   listWallets,
 } from './key-queries.js';
-import { getApiKey, getApiKeys, getOrganization, getUser, listUsers, whoami } from './organization-queries.js';
+import {
+  getApiKey,
+  getApiKeys,
+  getOrganization,
+  getUser,
+  listUsers,
+  whoami,
+} from './organization-queries.js';
 import type { QueryHandler } from './query-handler.js';
 
 export type { QueryContext, QueryHandler } from './query-handler.js';

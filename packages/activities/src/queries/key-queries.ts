@@ -4,6 +4,7 @@
  */
 import { KeyholdError } from '@keyhold/protocol';
 import { addressKey } from '../ports/store.js';
+import type { WalletAccountRecord } from '../records.js';
 import { privateKeyView, walletAccountView, walletView } from '../views.js';
 import type { QueryHandler } from './query-handler.js';
 
@@ -14,7 +15,10 @@ export const listWallets: QueryHandler = async (ctx) => ({
 });
 
 export const getWallet: QueryHandler = async (ctx, body: { walletId: string }) => {
-  const wallet = await ctx.tx.wallets.get(ctx.organization.organizationId, body.walletId.toLowerCase());
+  const wallet = await ctx.tx.wallets.get(
+    ctx.organization.organizationId,
+    body.walletId.toLowerCase(),
+  );
   if (!wallet) throw new KeyholdError('WALLET_NOT_FOUND', { walletId: body.walletId });
   return { wallet: walletView(wallet) };
 };
@@ -50,7 +54,7 @@ export const getWalletAccount: QueryHandler = async (
 ) => {
   const orgId = ctx.organization.organizationId;
   const walletId = body.walletId.toLowerCase();
-  let account;
+  let account: WalletAccountRecord | undefined;
   if (body.address !== undefined) {
     account = await ctx.tx.walletAccounts.findByAddress(orgId, body.address);
     if (account && account.walletId !== walletId) account = undefined;
@@ -73,7 +77,10 @@ export const listPrivateKeys: QueryHandler = async (ctx) => ({
 });
 
 export const getPrivateKey: QueryHandler = async (ctx, body: { privateKeyId: string }) => {
-  const key = await ctx.tx.privateKeys.get(ctx.organization.organizationId, body.privateKeyId.toLowerCase());
+  const key = await ctx.tx.privateKeys.get(
+    ctx.organization.organizationId,
+    body.privateKeyId.toLowerCase(),
+  );
   if (!key) throw new KeyholdError('PRIVATE_KEY_NOT_FOUND', { privateKeyId: body.privateKeyId });
   return { privateKey: privateKeyView(key) };
 };

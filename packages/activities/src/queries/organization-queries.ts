@@ -8,8 +8,16 @@ import type { QueryContext, QueryHandler } from './query-handler.js';
 
 async function usersOf(ctx: QueryContext) {
   const orgId = ctx.organization.organizationId;
-  const [users, keys] = await Promise.all([ctx.tx.users.list(orgId), ctx.tx.apiKeys.listByOrganization(orgId)]);
-  return users.map((u) => userView(u, keys.filter((k) => k.userId === u.userId)));
+  const [users, keys] = await Promise.all([
+    ctx.tx.users.list(orgId),
+    ctx.tx.apiKeys.listByOrganization(orgId),
+  ]);
+  return users.map((u) =>
+    userView(
+      u,
+      keys.filter((k) => k.userId === u.userId),
+    ),
+  );
 }
 
 export const whoami: QueryHandler = async (ctx) => {
@@ -67,7 +75,10 @@ export const getApiKeys: QueryHandler = async (ctx, body: { userId?: string }) =
 };
 
 export const getApiKey: QueryHandler = async (ctx, body: { apiKeyId: string }) => {
-  const key = await ctx.tx.apiKeys.get(ctx.organization.organizationId, body.apiKeyId.toLowerCase());
+  const key = await ctx.tx.apiKeys.get(
+    ctx.organization.organizationId,
+    body.apiKeyId.toLowerCase(),
+  );
   if (!key) throw new KeyholdError('API_KEY_NOT_FOUND', { apiKeyId: body.apiKeyId });
   return { apiKey: apiKeyView(key) };
 };

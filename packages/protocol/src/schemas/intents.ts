@@ -4,7 +4,7 @@
  */
 import type { ActivityType } from '../enums.js';
 import { MNEMONIC_LENGTHS } from '../enums.js';
-import { arr, bool, int, name, obj, str, uuid, withError, type Schema } from './schema-builders.js';
+import { arr, bool, int, name, obj, type Schema, str, uuid, withError } from './schema-builders.js';
 import {
   accountParams,
   apiKeyParamsV1,
@@ -61,7 +61,11 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
   ]),
   ACTIVITY_TYPE_UPDATE_ROOT_QUORUM: obj(
     {
-      threshold: withError(int({ minimum: 1 }), 'QUORUM_THRESHOLD_INVALID', 'QUORUM_THRESHOLD_INVALID'),
+      threshold: withError(
+        int({ minimum: 1 }),
+        'QUORUM_THRESHOLD_INVALID',
+        'QUORUM_THRESHOLD_INVALID',
+      ),
       userIds: nonEmpty(uuid()),
     },
     ['threshold', 'userIds'],

@@ -3,7 +3,7 @@
  * @module
  */
 import { ACTIVITY_STATUSES, ACTIVITY_TYPES } from '../enums.js';
-import { arr, bool, enumOf, obj, str, uuid, withError, type Schema } from './schema-builders.js';
+import { arr, bool, enumOf, obj, type Schema, str, uuid, withError } from './schema-builders.js';
 
 const orgId = { type: 'string' };
 

@@ -8,7 +8,8 @@ import type { MessageKey } from '../messages.js';
 
 export type Schema = Record<string, unknown>;
 
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const UUID_PATTERN =
+  '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 
 export const str = (extra: Schema = {}): Schema => ({ type: 'string', maxLength: 4096, ...extra });
 export const name = (): Schema => str({ minLength: 1, maxLength: 256 });
@@ -16,9 +17,17 @@ export const uuid = (): Schema => ({ type: 'string', pattern: UUID_PATTERN });
 export const bool = (): Schema => ({ type: 'boolean' });
 export const int = (extra: Schema = {}): Schema => ({ type: 'integer', ...extra });
 /** An int64 carried as a decimal string. */
-export const int64 = (extra: Schema = {}): Schema => ({ type: 'string', pattern: '^[0-9]{1,19}$', ...extra });
+export const int64 = (extra: Schema = {}): Schema => ({
+  type: 'string',
+  pattern: '^[0-9]{1,19}$',
+  ...extra,
+});
 
-export function enumOf(values: readonly string[], error?: MessageKey, missing?: MessageKey): Schema {
+export function enumOf(
+  values: readonly string[],
+  error?: MessageKey,
+  missing?: MessageKey,
+): Schema {
   const s: Schema = { type: 'string', enum: [...values] };
   if (error) s['x-error'] = error;
   if (missing) s['x-missing'] = missing;

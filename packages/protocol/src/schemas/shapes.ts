@@ -11,7 +11,17 @@ import {
   PATH_FORMATS,
   PAYLOAD_ENCODINGS,
 } from '../enums.js';
-import { arr, enumOf, int64, name, obj, str, uuid, withError, type Schema } from './schema-builders.js';
+import {
+  arr,
+  enumOf,
+  int64,
+  name,
+  obj,
+  type Schema,
+  str,
+  uuid,
+  withError,
+} from './schema-builders.js';
 
 /** Hex public keys: compressed/uncompressed SEC1 (66/130) or Ed25519 (64). */
 const publicKeyHex = (): Schema =>
@@ -94,6 +104,7 @@ export const payloadEncoding = () =>
 export const hashFunction = () =>
   enumOf(HASH_FUNCTIONS, 'INVALID_HASH_FUNCTION', 'INVALID_HASH_FUNCTION');
 /** A raw-signing payload (hex or text); 64 KiB is far above any digest or message a chain signs. */
-export const payload = () => withError(str({ maxLength: 65536 }), 'INVALID_PAYLOAD', 'INVALID_PAYLOAD');
+export const payload = () =>
+  withError(str({ maxLength: 65536 }), 'INVALID_PAYLOAD', 'INVALID_PAYLOAD');
 /** `signWith`: an address, a private-key id or a compressed public key. */
 export const signWith = () => str({ minLength: 1, maxLength: 256 });

@@ -5,9 +5,6 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { runConformanceCommand } from './conformance-command.js';
-import { runServeCommand } from './serve-command.js';
-import { generateApiKeyPair } from '../api-key-signer.js';
 
 const USAGE = `usage: keyhold <command>
 
@@ -19,16 +16,19 @@ const USAGE = `usage: keyhold <command>
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
+    // Commands load lazily: `keygen` should not pay for the server, nor `serve` for the suite.
     case 'serve':
-      return runServeCommand(rest);
+      return (await import('./serve-command.js')).runServeCommand(rest);
     case 'keygen': {
       parseArgs({ args: rest, options: {} });
-      const pair = generateApiKeyPair();
-      process.stdout.write(`${JSON.stringify({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey })}\n`);
+      const pair = (await import('../api-key-signer.js')).generateApiKeyPair();
+      process.stdout.write(
+        `${JSON.stringify({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey })}\n`,
+      );
       return 0;
     }
     case 'conformance':
-      return runConformanceCommand(rest);
+      return (await import('./conformance-command.js')).runConformanceCommand(rest);
     case undefined:
     case 'help':
     case '--help':

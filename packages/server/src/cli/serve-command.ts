@@ -53,23 +53,30 @@ export async function runServeCommand(args: string[]): Promise<number> {
   }
   const logger = stderrLogger();
   try {
-    if (values.data !== undefined) throw new NotAvailable('--data: the embedded SQL store is not available yet');
-    if (values.postgres !== undefined) throw new NotAvailable('--postgres: the Postgres store is not available yet');
+    if (values.data !== undefined)
+      throw new NotAvailable('--data: the embedded SQL store is not available yet');
+    if (values.postgres !== undefined)
+      throw new NotAvailable('--postgres: the Postgres store is not available yet');
     if (values.http !== 'express') {
-      if (values.http === 'koa') throw new NotAvailable('--http koa: the Koa adapter is not available yet');
+      if (values.http === 'koa')
+        throw new NotAvailable('--http koa: the Koa adapter is not available yet');
       throw new Error(`--http must be express or koa, got "${values.http}"`);
     }
     if (values.vault !== 'software') {
-      if (values.vault === 'pkcs11') throw new NotAvailable('--vault pkcs11: the PKCS#11 vault is not available yet');
+      if (values.vault === 'pkcs11')
+        throw new NotAvailable('--vault pkcs11: the PKCS#11 vault is not available yet');
       throw new Error(`--vault must be software or pkcs11, got "${values.vault}"`);
     }
-    if (values['rate-limit'] !== undefined) throw new NotAvailable('--rate-limit: rate limiting is not available yet');
+    if (values['rate-limit'] !== undefined)
+      throw new NotAvailable('--rate-limit: rate limiting is not available yet');
     if (values.env !== 'development' && values.env !== 'production') {
       throw new Error(`--env must be development or production, got "${values.env}"`);
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`keyhold serve: ${message}${error instanceof NotAvailable ? '' : `\n${HELP}`}`);
+    process.stderr.write(
+      `keyhold serve: ${message}${error instanceof NotAvailable ? '' : `\n${HELP}`}`,
+    );
     return 2;
   }
 
@@ -84,7 +91,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
     return 2;
   }
   if (values.env === 'production' && masterKeyHex === undefined) {
-    process.stderr.write('keyhold serve: production needs KEYHOLD_MASTER_KEY; refusing to generate one\n');
+    process.stderr.write(
+      'keyhold serve: production needs KEYHOLD_MASTER_KEY; refusing to generate one\n',
+    );
     return 2;
   }
   logger.warn('state is kept in memory: it is lost when the server stops');
@@ -94,20 +103,13 @@ export async function runServeCommand(args: string[]): Promise<number> {
     port,
     logger,
     ...(masterKeyHex ? { masterKey: hexToBytes(masterKeyHex) } : {}),
-    ...(values['bootstrap-api-public-key'] ? { bootstrapApiPublicKey: values['bootstrap-api-public-key'] } : {}),
+    ...(values['bootstrap-api-public-key']
+      ? { bootstrapApiPublicKey: values['bootstrap-api-public-key'] }
+      : {}),
     bootstrapOrganizationName: values['bootstrap-org-name'],
   });
-  process.stdout.write(
-    `${JSON.stringify({
-      event: 'listening',
-      url: server.url,
-      ...(server.organizationId ? { organizationId: server.organizationId, userId: server.userId } : {}),
-      signerPublicKey: server.keyhold.signerPublicKey,
-    })}\n`,
-  );
-  logger.info('listening', { url: server.url });
-
-  await new Promise<void>((resolve) => {
+  // Handlers first, then the listening line: a supervisor may signal as soon as it reads it.
+  const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       logger.info('draining', { signal });
       server.close().then(resolve, resolve);
@@ -115,6 +117,19 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+  process.stdout.write(
+    `${JSON.stringify({
+      event: 'listening',
+      url: server.url,
+      ...(server.organizationId
+        ? { organizationId: server.organizationId, userId: server.userId }
+        : {}),
+      signerPublicKey: server.keyhold.signerPublicKey,
+    })}\n`,
+  );
+  logger.info('listening', { url: server.url });
+
+  await stopped;
   logger.info('stopped');
   return 0;
 }
