@@ -1,0 +1,500 @@
+/**
+ * `pnpm bench`: what a signature costs, bare and end to end.
+ *
+ * (a) Bare: one op = ONE P-256 stamp verification through `createOpenSslSignatureVerifier()`
+ *     (what the server uses) then ONE recoverable secp256k1 signature with noble
+ *     (`sign(digest, key, {prehash:false, format:'recovered'})`, as the software vault does),
+ *     sequentially. That is the cryptographic floor of one sign_raw_payload request.
+ * (b) End to end: stamped sign_raw_payload (V2, HEXADECIMAL + NO_OP, an Ethereum wallet
+ *     account) requests against an Express Keyhold server in a CHILD process, over keep-alive
+ *     HTTP at a fixed concurrency. Every body is stamped BEFORE the timed window (each with its
+ *     own timestampMs and digest, so each is a new activity): client-side signing is not
+ *     measured. Every response must be 200 with an activity COMPLETED; anything else counts as
+ *     a failure.
+ * Then: ratio e2e / bare.
+ *
+ * Knobs (environment): BENCH_CONCURRENCY (16), BENCH_REQUESTS (15000), BENCH_SECONDS (20, the
+ * cap on the timed e2e window), BENCH_BARE_SECONDS (4). Loops are bounded; 127.0.0.1 only.
+ * @module
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Agent, request } from 'node:http';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
+import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+
+const env = (name: string, fallback: number) => {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+const CONCURRENCY = Math.floor(env('BENCH_CONCURRENCY', 16));
+const REQUESTS = Math.floor(env('BENCH_REQUESTS', 15_000));
+const E2E_SECONDS = env('BENCH_SECONDS', 20);
+const BARE_SECONDS = env('BENCH_BARE_SECONDS', 4);
+const WARMUP_REQUESTS = 300;
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const nowNs = () => process.hrtime.bigint();
+const msSince = (start: bigint) => Number(nowNs() - start) / 1e6;
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+// ---------------------------------------------------------------------------------------
+// (a) Bare cost
+
+interface BareResult {
+  ops: number;
+  seconds: number;
+  opsPerSecond: number;
+  verifyOnlyPerSecond: number;
+  signOnlyPerSecond: number;
+}
+
+/** A request body of the size the e2e phase sends, stamped as a client would. */
+function sampleStampedBody() {
+  const key = generateApiKeyPair();
+  const body = JSON.stringify({
+    type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
+    timestampMs: String(Date.now()),
+    organizationId: '00000000-0000-4000-8000-000000000000',
+    parameters: {
+      signWith: `0x${randomBytes(20).toString('hex')}`,
+      payload: `0x${randomBytes(32).toString('hex')}`,
+      encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+      hashFunction: 'HASH_FUNCTION_NO_OP',
+    },
+  });
+  const stamp = JSON.parse(
+    Buffer.from(createApiKeyStamper(key.privateKey).stamp(body), 'base64url').toString(),
+  ) as {
+    publicKey: string;
+    signature: string;
+  };
+  return {
+    publicKey: Buffer.from(stamp.publicKey, 'hex'),
+    message: Buffer.from(body),
+    signature: Buffer.from(stamp.signature, 'hex'),
+  };
+}
+
+async function timedLoop(seconds: number, maxOps: number, op: (i: number) => Promise<void> | void) {
+  const deadline = seconds * 1000;
+  const start = nowNs();
+  let ops = 0;
+  // Check the clock every 64 ops; stop at the deadline or at maxOps, whichever comes first.
+  while (ops < maxOps) {
+    await op(ops);
+    ops++;
+    if ((ops & 63) === 0 && msSince(start) >= deadline) break;
+  }
+  const elapsed = msSince(start) / 1000;
+  return { ops, seconds: elapsed, perSecond: ops / elapsed };
+}
+
+async function bareCost(): Promise<BareResult> {
+  const verifier = createOpenSslSignatureVerifier();
+  const stamp = sampleStampedBody();
+  const signingKey = secp256k1.utils.randomSecretKey();
+  const digests = Array.from({ length: 256 }, () => new Uint8Array(randomBytes(32)));
+
+  const verifyOnce = async () => {
+    if (!(await verifier.verify('p256', stamp.publicKey, stamp.message, stamp.signature))) {
+      throw new Error('bare: the stamp did not verify');
+    }
+  };
+  const signOnce = (i: number) => {
+    const sig = secp256k1.sign(digests[i & 255]!, signingKey, {
+      prehash: false,
+      format: 'recovered',
+    });
+    if (sig.length !== 65) throw new Error('bare: unexpected signature length');
+  };
+
+  // Warm up both paths (JIT, noble precomputation tables, the verifier's key cache).
+  for (let i = 0; i < 300; i++) {
+    await verifyOnce();
+    signOnce(i);
+  }
+  const combined = await timedLoop(BARE_SECONDS, 1_000_000, async (i) => {
+    await verifyOnce();
+    signOnce(i);
+  });
+  const verifyOnly = await timedLoop(1, 1_000_000, verifyOnce);
+  const signOnly = await timedLoop(1, 1_000_000, signOnce);
+  return {
+    ops: combined.ops,
+    seconds: combined.seconds,
+    opsPerSecond: combined.perSecond,
+    verifyOnlyPerSecond: verifyOnly.perSecond,
+    signOnlyPerSecond: signOnly.perSecond,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// (b) End to end
+
+interface ServerInfo {
+  url: string;
+  organizationId: string;
+  userId: string;
+}
+
+interface Prepared {
+  body: Buffer;
+  stamp: string;
+}
+
+interface Response {
+  status: number;
+  body: string;
+}
+
+function startChildServer(
+  apiPublicKey: string,
+): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=keyhold-source', join(ROOT, 'bench/server.ts'), apiPublicKey],
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error('the bench server did not start within 60 s')),
+      60_000,
+    );
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the bench server exited early (code ${code})`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve({ child, info: JSON.parse(line) as ServerInfo });
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.removeAllListeners('exit');
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timeout = new Promise<'timeout'>((resolve) =>
+    setTimeout(() => resolve('timeout'), 5_000).unref(),
+  );
+  if ((await Promise.race([exited, timeout])) === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+function post(
+  agent: Agent,
+  url: URL,
+  path: string,
+  body: Buffer,
+  stamp: string,
+): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          'x-stamp': stamp,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface E2eResult {
+  concurrency: number;
+  sent: number;
+  completed: number;
+  failures: number;
+  failureSamples: string[];
+  seconds: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  verifiedSamples: number;
+}
+
+async function endToEnd(): Promise<E2eResult> {
+  const apiKey = generateApiKeyPair();
+  const stamper = createApiKeyStamper(apiKey.privateKey);
+  const { child, info } = await startChildServer(apiKey.publicKey);
+  const url = new URL(info.url);
+  if (url.hostname !== '127.0.0.1')
+    throw new Error(`refusing to benchmark a non-loopback server: ${info.url}`);
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  try {
+    const stamped = (body: object): Prepared => {
+      const text = JSON.stringify(body);
+      return { body: Buffer.from(text), stamp: stamper.stamp(text) };
+    };
+
+    // Setup (not timed): a wallet with one Ethereum account.
+    const wallet = stamped({
+      type: 'ACTIVITY_TYPE_CREATE_WALLET',
+      timestampMs: String(Date.now()),
+      organizationId: info.organizationId,
+      parameters: {
+        walletName: 'bench',
+        accounts: [
+          {
+            curve: 'CURVE_SECP256K1',
+            pathFormat: 'PATH_FORMAT_BIP32',
+            path: "m/44'/60'/0'/0/0",
+            addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
+          },
+        ],
+      },
+    });
+    const created = await post(
+      agent,
+      url,
+      '/public/v1/submit/create_wallet',
+      wallet.body,
+      wallet.stamp,
+    );
+    const createdActivity = JSON.parse(created.body).activity;
+    if (created.status !== 200 || createdActivity?.status !== 'ACTIVITY_STATUS_COMPLETED') {
+      throw new Error(`create_wallet failed: ${created.status} ${created.body.slice(0, 300)}`);
+    }
+    const signWith: string = createdActivity.result.createWalletResult.addresses[0];
+
+    // Pre-stamp every body: a unique timestampMs (and digest) each, so each is a new activity.
+    const total = WARMUP_REQUESTS + REQUESTS;
+    const baseTimestamp = Date.now();
+    const digests: string[] = [];
+    const prepared: Prepared[] = [];
+    const stampStart = nowNs();
+    for (let i = 0; i < total; i++) {
+      const payload = `0x${randomBytes(32).toString('hex')}`;
+      digests.push(payload);
+      prepared.push(
+        stamped({
+          type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
+          timestampMs: String(baseTimestamp + i),
+          organizationId: info.organizationId,
+          parameters: {
+            signWith,
+            payload,
+            encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+            hashFunction: 'HASH_FUNCTION_NO_OP',
+          },
+        }),
+      );
+    }
+    const stampSeconds = msSince(stampStart) / 1000;
+    process.stdout.write(
+      `  pre-stamped ${fmt(total)} bodies in ${fmt(stampSeconds, 2)} s (not measured)\n`,
+    );
+
+    const path = '/public/v1/submit/sign_raw_payload';
+    const failureSamples: string[] = [];
+    let failures = 0;
+    const keep: { index: number; body: string }[] = [];
+    const check = (index: number, response: Response) => {
+      let ok = false;
+      if (response.status === 200) {
+        try {
+          ok = JSON.parse(response.body).activity?.status === 'ACTIVITY_STATUS_COMPLETED';
+        } catch {
+          ok = false;
+        }
+      }
+      if (!ok) {
+        failures++;
+        if (failureSamples.length < 5)
+          failureSamples.push(`${response.status} ${response.body.slice(0, 200)}`);
+      } else if (index % Math.max(1, Math.floor(REQUESTS / 50)) === 0 && keep.length < 50) {
+        keep.push({ index, body: response.body });
+      }
+    };
+
+    // Warm-up (not timed): JIT, connections, server caches.
+    let next = 0;
+    const runWorkers = async (end: number, deadlineMs: number, latencies: number[] | null) => {
+      const start = nowNs();
+      const worker = async () => {
+        while (next < end && msSince(start) < deadlineMs) {
+          const index = next++;
+          const item = prepared[index]!;
+          const t0 = nowNs();
+          let response: Response;
+          try {
+            response = await post(agent, url, path, item.body, item.stamp);
+          } catch (error) {
+            response = { status: 0, body: String(error) };
+          }
+          latencies?.push(msSince(t0));
+          check(index, response);
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      return msSince(start) / 1000;
+    };
+    await runWorkers(WARMUP_REQUESTS, 30_000, null);
+    const warmupFailures = failures;
+    if (warmupFailures > 0) {
+      throw new Error(
+        `warm-up requests failed (${warmupFailures}); first: ${failureSamples[0] ?? '?'}`,
+      );
+    }
+    keep.length = 0;
+
+    // The timed window: REQUESTS requests, or E2E_SECONDS, whichever ends first.
+    const latencies: number[] = [];
+    const seconds = await runWorkers(total, E2E_SECONDS * 1000, latencies);
+    const sent = latencies.length;
+    const completed = sent - failures;
+
+    // Spot-check signatures after the window: each recovers to the wallet account's key.
+    const accountKey = await accountPublicKey(agent, url, info.organizationId, stamper, signWith);
+    let verifiedSamples = 0;
+    for (const { index, body } of keep) {
+      const { r, s, v } = JSON.parse(body).activity.result.signRawPayloadResult as {
+        r: string;
+        s: string;
+        v: string;
+      };
+      const sig = secp256k1.Signature.fromBytes(
+        Buffer.from(r + s, 'hex'),
+        'compact',
+      ).addRecoveryBit(Number(v));
+      const recovered = sig
+        .recoverPublicKey(Buffer.from(digests[index]!.slice(2), 'hex'))
+        .toHex(true);
+      if (recovered !== accountKey)
+        throw new Error(`signature ${index} does not recover to the account key`);
+      verifiedSamples++;
+    }
+
+    latencies.sort((a, b) => a - b);
+    return {
+      concurrency: CONCURRENCY,
+      sent,
+      completed,
+      failures,
+      failureSamples,
+      seconds,
+      requestsPerSecond: completed / seconds,
+      p50Ms: percentile(latencies, 50),
+      p90Ms: percentile(latencies, 90),
+      p99Ms: percentile(latencies, 99),
+      maxMs: latencies[latencies.length - 1] ?? Number.NaN,
+      verifiedSamples,
+    };
+  } finally {
+    agent.destroy();
+    await stopChild(child);
+  }
+}
+
+async function accountPublicKey(
+  agent: Agent,
+  url: URL,
+  organizationId: string,
+  stamper: ReturnType<typeof createApiKeyStamper>,
+  address: string,
+): Promise<string> {
+  const text = JSON.stringify({ organizationId });
+  const response = await post(
+    agent,
+    url,
+    '/public/v1/query/list_wallet_accounts',
+    Buffer.from(text),
+    stamper.stamp(text),
+  );
+  const account = (
+    JSON.parse(response.body).accounts as { address: string; publicKey: string }[]
+  ).find((a) => a.address === address);
+  if (!account) throw new Error('the bench account is missing from list_wallet_accounts');
+  return account.publicKey.replace(/^0x/, '').toLowerCase();
+}
+
+// ---------------------------------------------------------------------------------------
+
+const cpu = cpus();
+const machine = `${cpu.length} CPU(s) ${cpu[0]?.model ?? '?'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}, ${process.platform}/${process.arch}`;
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ');
+process.stdout.write(
+  `Keyhold bench — ${machine}\nload average before: ${load()} (the client, the server and anything else share these CPUs)\n\n`,
+);
+
+process.stdout.write(
+  `(a) bare: 1 P-256 stamp verify (OpenSSL) + 1 secp256k1 recoverable sign (noble), ${BARE_SECONDS} s\n`,
+);
+const bare = await bareCost();
+process.stdout.write(
+  `  ${fmt(bare.opsPerSecond)} ops/s  (${fmt(bare.ops)} ops in ${fmt(bare.seconds, 2)} s;` +
+    ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s)\n\n`,
+);
+
+process.stdout.write(
+  `(b) end to end: sign_raw_payload V2 over keep-alive HTTP to a child-process Express server,` +
+    ` concurrency ${CONCURRENCY}, ${fmt(REQUESTS)} requests or ${E2E_SECONDS} s\n`,
+);
+const e2e = await endToEnd();
+process.stdout.write(
+  `  ${fmt(e2e.requestsPerSecond)} req/s  (${fmt(e2e.completed)} COMPLETED of ${fmt(e2e.sent)} in ${fmt(e2e.seconds, 2)} s;` +
+    ` failures ${e2e.failures})\n` +
+    `  latency p50 ${fmt(e2e.p50Ms, 2)} ms, p90 ${fmt(e2e.p90Ms, 2)} ms, p99 ${fmt(e2e.p99Ms, 2)} ms, max ${fmt(e2e.maxMs, 2)} ms\n` +
+    `  ${e2e.verifiedSamples} sampled signatures recovered to the account key\n`,
+);
+for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);
+
+const ratio = e2e.requestsPerSecond / bare.opsPerSecond;
+process.stdout.write(`\nratio e2e / bare = ${fmt(ratio, 2)}\nload average after: ${load()}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    machine: { cpus: cpu.length, model: cpu[0]?.model, node: process.version, loadavg: loadavg() },
+    bare: {
+      opsPerSecond: Math.round(bare.opsPerSecond),
+      verifyOnlyPerSecond: Math.round(bare.verifyOnlyPerSecond),
+      signOnlyPerSecond: Math.round(bare.signOnlyPerSecond),
+    },
+    e2e: {
+      concurrency: e2e.concurrency,
+      requestsPerSecond: Math.round(e2e.requestsPerSecond),
+      sent: e2e.sent,
+      failures: e2e.failures,
+      p50Ms: Number(e2e.p50Ms.toFixed(2)),
+      p99Ms: Number(e2e.p99Ms.toFixed(2)),
+    },
+    ratio: Number(ratio.toFixed(3)),
+  })}\n`,
+);
+process.exitCode = e2e.failures > 0 ? 1 : 0;

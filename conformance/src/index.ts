@@ -1,0 +1,74 @@
+/**
+ * @keyhold/conformance — the vendor conformance suite: fast-check properties that any
+ * implementation of the public API must satisfy, run against a target (over HTTP, or an
+ * in-process `handle()`).
+ * @module
+ */
+export { base58Decode } from './base58.js';
+export {
+  ConformanceClient,
+  decodeStamp,
+  encodeStamp,
+  freshTimestampMs,
+  parseJson,
+  QUERY_PREFIX,
+  STAMP_HEADER,
+  SUBMIT_PREFIX,
+  type Submitted,
+  stampBytes,
+  UnexpectedResponseError,
+} from './client.js';
+export {
+  conformanceProperties,
+  malformedBodies4xx,
+  queriesWork,
+  sameBodySameActivity,
+  signaturesVerify,
+  tamperedRequests401,
+} from './properties/index.js';
+export {
+  BAD_REQUEST_BODY,
+  MALFORMED_ORGANIZATION_ID,
+  ORGANIZATION_NOT_FOUND,
+} from './properties/malformed-bodies-4xx.js';
+export { fingerprintOf } from './properties/same-body-same-activity.js';
+export { STAMP_MISSING_MESSAGE } from './properties/tampered-requests-401.js';
+export {
+  type ConformanceProperty,
+  DEFAULT_NUM_RUNS,
+  fcParameters,
+  type PropertyOptions,
+} from './property.js';
+export {
+  type ConformanceReport,
+  type PropertyResult,
+  type RunAgainstOptions,
+  type RunConformanceOptions,
+  runConformance,
+  runConformanceAgainst,
+} from './run-conformance.js';
+export {
+  expectStatusRefusal,
+  HTTP_STATUS_OF_CODE,
+  type StatusBody,
+  type StatusExpectation,
+} from './status-body.js';
+export {
+  apiPublicKeyOf,
+  type ConformanceTarget,
+  type HandlerTargetOptions,
+  type HttpTargetOptions,
+  handlerTarget,
+  httpTarget,
+  type TargetResponse,
+} from './target.js';
+export {
+  digestOf,
+  eip55,
+  ethereumAddressOf,
+  publicKeyOfAddress,
+  type RawSignature,
+  type SignedPayload,
+  type SigningCurve,
+  verifyRawPayloadSignature,
+} from './verify-signature.js';

@@ -1,0 +1,27 @@
+/**
+ * Every conformance property, in the order reports list them.
+ * @module
+ */
+import type { ConformanceProperty } from '../property.js';
+import { malformedBodies4xx } from './malformed-bodies-4xx.js';
+import { queriesWork } from './queries-work.js';
+import { sameBodySameActivity } from './same-body-same-activity.js';
+import { signaturesVerify } from './signatures-verify.js';
+import { tamperedRequests401 } from './tampered-requests-401.js';
+
+export {
+  malformedBodies4xx,
+  queriesWork,
+  sameBodySameActivity,
+  signaturesVerify,
+  tamperedRequests401,
+};
+
+/** The suite. Test runners register each as its own test; `runConformance` runs them all. */
+export const conformanceProperties: readonly ConformanceProperty[] = [
+  queriesWork,
+  signaturesVerify,
+  sameBodySameActivity,
+  tamperedRequests401,
+  malformedBodies4xx,
+];
