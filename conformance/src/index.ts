@@ -4,7 +4,6 @@
  * in-process `handle()`).
  * @module
  */
-export { base58Decode } from './base58.js';
 export {
   ConformanceClient,
   decodeStamp,
