@@ -94,6 +94,7 @@ export const coreModule = () =>
       .toDynamicValue((ctx) => {
         const ids = ctx.get<Ids>(Ids);
         return new KeyholdRequestHandler({
+          store: ctx.get(Store),
           activities: ctx.get(ServerTokens.ActivityService),
           queries: ctx.get(ServerTokens.QueryService),
           logger: ctx.get(Logger),

@@ -229,3 +229,11 @@ describe('the HTTP surface', () => {
     expect(await res.json()).toEqual({ status: 'ok' });
   });
 });
+
+describe('readiness', () => {
+  it('is ready while the store answers', async () => {
+    const res = await fetch(`${server.url}/ready`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ready' });
+  });
+});

@@ -5,7 +5,12 @@
  * only in the log.
  * @module
  */
-import { type ActivityService, QueryService } from '@keyhold/activities';
+import {
+  type ActivityService,
+  QueryService,
+  type Store,
+  StoreUnavailableError,
+} from '@keyhold/activities';
 import {
   activityDefinitionsAt,
   internalStatus,
@@ -42,6 +47,7 @@ const json = (status: number, body: unknown): RawResponse => ({
 });
 
 export interface KeyholdRequestHandlerDeps {
+  store: Store;
   activities: ActivityService;
   queries: QueryService;
   logger: Logger;
@@ -56,6 +62,13 @@ export class KeyholdRequestHandler implements RequestHandler {
       return await this.route(request);
     } catch (error) {
       if (isKeyholdError(error)) return json(error.httpStatus, error.toStatus());
+      if (error instanceof StoreUnavailableError) {
+        const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
+        return {
+          ...json(503, unavailable.toStatus()),
+          headers: { ...BASE_HEADERS, 'retry-after': '1' },
+        };
+      }
       const errorId = this.deps.newErrorId();
       this.deps.logger.error('request failed', {
         errorId,
@@ -71,6 +84,7 @@ export class KeyholdRequestHandler implements RequestHandler {
     const { method, path } = request;
     if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
     if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
+    if (path === '/ready' && method === 'GET') return this.readiness();
 
     const isSubmit = path.startsWith(SUBMIT);
     const isQuery = path.startsWith(QUERY);
@@ -93,5 +107,21 @@ export class KeyholdRequestHandler implements RequestHandler {
     }
     if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
     return json(200, await this.deps.queries.query(name, request));
+  }
+
+  /** Readiness: 200 when the store answers, 503 with a reason when it does not. */
+  private async readiness(): Promise<RawResponse> {
+    try {
+      await this.deps.store.ping?.();
+      return json(200, { status: 'ready' });
+    } catch (error) {
+      this.deps.logger.warn('not ready', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return {
+        ...json(503, { status: 'unavailable', errorCode: 'STORE_UNAVAILABLE', retryable: true }),
+        headers: { ...BASE_HEADERS, 'retry-after': '1' },
+      };
+    }
   }
 }

@@ -118,6 +118,8 @@ export interface StoreTransaction {
 export interface Store {
   /** Runs `work` atomically: all of its writes commit, or none do if it throws. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
+  /** Resolves when the store can serve requests; rejects with StoreUnavailableError otherwise. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -129,6 +131,17 @@ export class StoreConflictError extends Error {
   constructor(readonly constraint: string) {
     super(`store constraint violated: ${constraint}`);
     this.name = 'StoreConflictError';
+  }
+}
+
+/**
+ * The store cannot be reached (database down, pool exhausted, connection lost). Requests
+ * answer UNAVAILABLE (503), which clients retry with backoff; nothing was written.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(reason: string) {
+    super(`store unavailable: ${reason}`);
+    this.name = 'StoreUnavailableError';
   }
 }
 
