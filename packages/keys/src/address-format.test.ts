@@ -58,6 +58,49 @@ describe('defaultPathFor (wire-compat §7.5)', () => {
 });
 
 describe('curvesForAddressFormat', () => {
+  // Turnkey's table (docs.turnkey.com "Address formats and curves", the curve of each default
+  // account of @turnkey/sdk-server, docs.turnkey.com/networks/{sui,spark}). Its docs table
+  // lists SEI under CURVE_ED25519, but the SDK's default Sei account, Sei itself (a Cosmos SDK
+  // chain) and the default path m/44'/118'/… are secp256k1: secp256k1 it is.
+  const ed25519Formats = ['SOLANA', 'SUI', 'APTOS', 'XLM', 'TON_V3R2', 'TON_V4R2', 'TON_V5R1'];
+  const secp256k1Formats = [
+    'ETHEREUM',
+    'COSMOS',
+    'TRON',
+    'SEI',
+    'DOGE_MAINNET',
+    'DOGE_TESTNET',
+    'XRP',
+    'SPARK_MAINNET',
+    'SPARK_REGTEST',
+    ...['MAINNET', 'TESTNET', 'SIGNET', 'REGTEST'].flatMap((network) =>
+      ['P2PKH', 'P2SH', 'P2WPKH', 'P2WSH', 'P2TR'].map((type) => `BITCOIN_${network}_${type}`),
+    ),
+  ];
+
+  it('covers every format of wire-compat §7.4 exactly once', () => {
+    const listed = [
+      'UNSPECIFIED',
+      'COMPRESSED',
+      'UNCOMPRESSED',
+      ...ed25519Formats,
+      ...secp256k1Formats,
+    ].map((f) => `ADDRESS_FORMAT_${f}`);
+    expect([...listed].sort()).toEqual([...ADDRESS_FORMATS].sort());
+  });
+
+  it.each(ed25519Formats)('ADDRESS_FORMAT_%s → Ed25519 only', (format) => {
+    expect(curvesForAddressFormat(`ADDRESS_FORMAT_${format}` as AddressFormat)).toEqual([
+      'CURVE_ED25519',
+    ]);
+  });
+
+  it.each(secp256k1Formats)('ADDRESS_FORMAT_%s → secp256k1 only', (format) => {
+    expect(curvesForAddressFormat(`ADDRESS_FORMAT_${format}` as AddressFormat)).toEqual([
+      'CURVE_SECP256K1',
+    ]);
+  });
+
   it.each([
     ['ADDRESS_FORMAT_COMPRESSED', ['CURVE_SECP256K1', 'CURVE_ED25519', 'CURVE_P256']],
     ['ADDRESS_FORMAT_UNCOMPRESSED', ['CURVE_SECP256K1', 'CURVE_P256']],

@@ -49,8 +49,13 @@ const ED25519_FORMATS: readonly AddressFormat[] = [
 
 /**
  * The curves whose keys an address format can encode: every curve for COMPRESSED, the ECDSA
- * curves for UNCOMPRESSED, Ed25519 for Solana, Sui, Aptos, Stellar and TON, secp256k1 for the
- * rest; none for UNSPECIFIED or an unknown string.
+ * curves (secp256k1, P-256) for UNCOMPRESSED, Ed25519 for Solana, Sui, Aptos, Stellar (XLM) and
+ * TON, secp256k1 for the rest (Ethereum, Cosmos, Sei, Tron, Bitcoin, Dogecoin, XRP, Spark);
+ * none for UNSPECIFIED or an unknown string. This is Turnkey's table: its SDK's default account
+ * of every format has exactly this curve, and P-256 keys only get the public-key formats. (Sui
+ * could encode secp256k1 and P-256 keys with flags 0x01/0x02, but Turnkey derives Sui addresses
+ * from Ed25519 only. Turnkey's wallet docs list SEI under Ed25519; its SDK, Sei and the Cosmos
+ * path say secp256k1.)
  * @example
  * curvesForAddressFormat('ADDRESS_FORMAT_SOLANA'); // ['CURVE_ED25519']
  */

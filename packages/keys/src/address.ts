@@ -1,46 +1,112 @@
 /**
  * The address of a public key in a given format: what `createWallet` and `createPrivateKeys`
- * return and what `signWith` accepts. Supported now: ETHEREUM (EIP-55 checksummed, via `ox`),
- * COMPRESSED and UNCOMPRESSED (the public key as hex, no `0x`), SOLANA (base58 via
- * @scure/base). Every other format is refused with INVALID_ADDRESS_FORMAT and a "not supported
- * yet" detail rather than guessed, and so is a curve the format cannot encode.
+ * return and what `signWith` accepts. One encoder per format, each built on the chain's audited
+ * library code (`ox`, @scure/btc-signer, @scure/base, @noble/hashes); the chain families live in
+ * `address-*.ts`:
+ *
+ * - ETHEREUM: EIP-55 checksummed keccak address (`ox`). COMPRESSED / UNCOMPRESSED: the public key
+ *   as hex, no `0x`. SOLANA: base58 of the 32-byte key.
+ * - COSMOS, SEI: bech32 of ripemd160(sha256(K)) (`address-cosmos.ts`). TRON: base58check of
+ *   `41 ‖ keccak(x‖y)[12:]` (`address-tron.ts`). XRP: Ripple-alphabet base58check of
+ *   ripemd160(sha256(K)) (`address-xrp.ts`).
+ * - BITCOIN_{MAINNET,TESTNET,SIGNET,REGTEST}_{P2PKH,P2SH,P2WPKH,P2WSH,P2TR} and DOGE_{MAINNET,
+ *   TESTNET} (`address-bitcoin.ts`, which documents the script of each type).
+ * - SUI (`address-sui.ts`), APTOS (`address-aptos.ts`), XLM (`address-stellar.ts`),
+ *   SPARK_{MAINNET,REGTEST} (`address-spark.ts`).
+ *
+ * TON_V3R2, TON_V4R2 and TON_V5R1 are refused with INVALID_ADDRESS_FORMAT "address format not
+ * supported yet": a TON address is the hash of a wallet contract's state-init cell (contract code
+ * plus data holding the key), which needs a TON cell/BOC library (`@ton/core`) that is not a
+ * dependency. A curve the format cannot encode is refused with INVALID_ADDRESS_FORMAT too.
  *
  * Ed25519 with UNCOMPRESSED is refused: an Ed25519 key has one 32-byte encoding and no
  * `04 ‖ x ‖ y` form, so any answer would be invented. Ed25519 with COMPRESSED is its 32 bytes.
  * @module
  */
-import { type AddressFormat, type Curve, KeyholdError } from '@keyhold/protocol';
+import { ADDRESS_FORMATS, type AddressFormat, type Curve, KeyholdError } from '@keyhold/protocol';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { base58 } from '@scure/base';
 import { checksum } from 'ox/Address';
+import { aptosAddress } from './address-aptos.js';
+import {
+  type BitcoinAddressType,
+  type BitcoinNetwork,
+  bitcoinAddress,
+  dogeAddress,
+} from './address-bitcoin.js';
+import { COSMOS_PREFIX, cosmosAddress } from './address-cosmos.js';
 import { curvesForAddressFormat } from './address-format.js';
+import { sparkAddress } from './address-spark.js';
+import { stellarAddress } from './address-stellar.js';
+import { suiAddress } from './address-sui.js';
+import { tronAddress } from './address-tron.js';
+import { xrpAddress } from './address-xrp.js';
 import { assertCurve } from './curves.js';
 import { compressPublicKey, decompressPublicKey } from './public-key.js';
 
 const ETHEREUM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
-const SUPPORTED: readonly AddressFormat[] = [
-  'ADDRESS_FORMAT_ETHEREUM',
-  'ADDRESS_FORMAT_COMPRESSED',
-  'ADDRESS_FORMAT_UNCOMPRESSED',
-  'ADDRESS_FORMAT_SOLANA',
-];
+/** Encodes the stored form of a key (compressed SEC1, or Ed25519's 32 bytes), already checked. */
+type Encoder = (publicKey: Uint8Array, curve: Curve) => string;
+
+const BITCOIN_NETWORKS: readonly BitcoinNetwork[] = ['MAINNET', 'TESTNET', 'SIGNET', 'REGTEST'];
+const BITCOIN_TYPES: readonly BitcoinAddressType[] = ['P2PKH', 'P2SH', 'P2WPKH', 'P2WSH', 'P2TR'];
+
+const ENCODERS: Partial<Record<AddressFormat, Encoder>> = {
+  ADDRESS_FORMAT_UNCOMPRESSED: (key, curve) => bytesToHex(decompressPublicKey(curve, key)),
+  ADDRESS_FORMAT_COMPRESSED: (key) => bytesToHex(key),
+  ADDRESS_FORMAT_ETHEREUM: (key) => ethereumAddress(key),
+  ADDRESS_FORMAT_SOLANA: (key) => base58.encode(key),
+  ADDRESS_FORMAT_COSMOS: (key) => cosmosAddress(COSMOS_PREFIX.COSMOS, key),
+  ADDRESS_FORMAT_TRON: (key) => tronAddress(key),
+  ADDRESS_FORMAT_SUI: (key) => suiAddress(key),
+  ADDRESS_FORMAT_APTOS: (key) => aptosAddress(key),
+  ...(Object.fromEntries(
+    BITCOIN_NETWORKS.flatMap((network) =>
+      BITCOIN_TYPES.map((type): [string, Encoder] => [
+        `ADDRESS_FORMAT_BITCOIN_${network}_${type}`,
+        (key) => bitcoinAddress(network, type, key),
+      ]),
+    ),
+  ) as Partial<Record<AddressFormat, Encoder>>),
+  ADDRESS_FORMAT_SEI: (key) => cosmosAddress(COSMOS_PREFIX.SEI, key),
+  ADDRESS_FORMAT_XLM: (key) => stellarAddress(key),
+  ADDRESS_FORMAT_DOGE_MAINNET: (key) => dogeAddress('MAINNET', key),
+  ADDRESS_FORMAT_DOGE_TESTNET: (key) => dogeAddress('TESTNET', key),
+  ADDRESS_FORMAT_XRP: (key) => xrpAddress(key),
+  ADDRESS_FORMAT_SPARK_MAINNET: (key) => sparkAddress('MAINNET', key),
+  ADDRESS_FORMAT_SPARK_REGTEST: (key) => sparkAddress('REGTEST', key),
+};
+
+/**
+ * The address formats `deriveAddress` encodes, in wire-protocol order: all of them except
+ * UNSPECIFIED and the three TON formats.
+ * @example
+ * SUPPORTED_ADDRESS_FORMATS.includes('ADDRESS_FORMAT_TON_V4R2'); // false
+ */
+export const SUPPORTED_ADDRESS_FORMATS: readonly AddressFormat[] = Object.freeze(
+  ADDRESS_FORMATS.filter((format) => Object.hasOwn(ENCODERS, format)),
+);
 
 /**
  * The address of `publicKey` (any SEC1 form for ECDSA curves, 32 bytes for Ed25519) in
- * `format`. Refuses: an unknown curve (INVALID_CURVE), a key that is not a curve point
- * (INVALID_PUBLIC_KEY), a format the curve cannot use or that is not supported yet
- * (INVALID_ADDRESS_FORMAT).
+ * `format`. Synchronous, so callers can also use it as a "may this curve use this format" check
+ * with any valid key. Refuses: an unknown curve (INVALID_CURVE), a format that is unknown, not
+ * supported yet (TON) or unable to encode a key of `curve` (INVALID_ADDRESS_FORMAT, with a
+ * `reason`), and a key that is not a point of the curve (INVALID_PUBLIC_KEY).
  * @example
  * deriveAddress('ADDRESS_FORMAT_ETHEREUM', 'CURVE_SECP256K1', publicKey);
  * // '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
  * deriveAddress('ADDRESS_FORMAT_SOLANA', 'CURVE_ED25519', publicKey);
  * // 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk'
+ * deriveAddress('ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH', 'CURVE_SECP256K1', publicKey);
+ * // 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' (at m/84'/0'/0'/0/0)
  */
 export function deriveAddress(format: AddressFormat, curve: Curve, publicKey: Uint8Array): string {
   assertCurve(curve);
-  if (!SUPPORTED.includes(format)) {
+  const encode = Object.hasOwn(ENCODERS, format) ? ENCODERS[format] : undefined;
+  if (encode === undefined) {
     const known = curvesForAddressFormat(format).length > 0;
     throw new KeyholdError('INVALID_ADDRESS_FORMAT', {
       addressFormat: String(format).slice(0, 64),
@@ -54,16 +120,7 @@ export function deriveAddress(format: AddressFormat, curve: Curve, publicKey: Ui
       reason: `${format} cannot encode a ${curve} key`,
     });
   }
-  switch (format) {
-    case 'ADDRESS_FORMAT_ETHEREUM':
-      return ethereumAddress(publicKey);
-    case 'ADDRESS_FORMAT_COMPRESSED':
-      return bytesToHex(compressPublicKey(curve, publicKey));
-    case 'ADDRESS_FORMAT_UNCOMPRESSED':
-      return bytesToHex(decompressPublicKey(curve, publicKey));
-    default:
-      return base58.encode(compressPublicKey(curve, publicKey));
-  }
+  return encode(compressPublicKey(curve, publicKey), curve);
 }
 
 /**
