@@ -38,6 +38,11 @@ export async function readSignedRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not a JSON object' });
   }
+  if (!storableText(body)) {
+    throw new KeyholdError('BAD_REQUEST_BODY', {
+      reason: 'strings must be well-formed Unicode without U+0000',
+    });
+  }
   return { stamp, body: body as Record<string, unknown>, text };
 }
 
@@ -49,4 +54,19 @@ export function organizationIdOf(body: Record<string, unknown>): string {
   const id = body.organizationId;
   if (!isUuid(id)) throw new KeyholdError('MALFORMED_ORGANIZATION_ID');
   return id.toLowerCase();
+}
+
+/**
+ * True when every string (and key) in a parsed body is well-formed Unicode without NUL: a
+ * lone surrogate or U+0000 (legal JSON escapes) cannot be stored by every Store, so it is
+ * refused up front rather than failing, or being altered, in a database.
+ */
+function storableText(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (typeof value === 'string') return value.isWellFormed() && !value.includes('\u0000');
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) return value.every((v) => storableText(v, depth + 1));
+  return Object.entries(value).every(
+    ([k, v]) => storableText(k, depth) && storableText(v, depth + 1),
+  );
 }

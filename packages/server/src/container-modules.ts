@@ -33,14 +33,14 @@ export const ServerTokens = {
 } as const;
 
 /** Clock, Ids, Logger and the signer key. */
-export const foundationModule = (options: { signerKey?: Uint8Array } = {}) =>
+export const foundationModule = (signerKey: SignerKey = signerKeyFrom()) =>
   new ContainerModule(({ bind }) => {
     bind(Clock).toConstantValue(systemClock);
     bind(Ids)
       .toDynamicValue((ctx) => randomIds(ctx.get<Clock>(Clock)))
       .inSingletonScope();
     bind(Logger).toConstantValue(stderrLogger());
-    bind(SignerKey).toConstantValue(signerKeyFrom(options.signerKey));
+    bind(SignerKey).toConstantValue(signerKey);
   });
 
 /** The in-memory Store. */

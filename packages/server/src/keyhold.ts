@@ -32,7 +32,7 @@ import {
 } from './container-modules.js';
 import { KeyholdClient, type KeyholdClientOptions } from './keyhold-client.js';
 import { Logger } from './logger.js';
-import { SignerKey } from './signer-key.js';
+import { deriveSignerKey, SignerKey, signerKeyFrom } from './signer-key.js';
 
 export interface KeyholdOptions {
   /** A Store instance. Default: a new in-memory store. */
@@ -46,7 +46,7 @@ export interface KeyholdOptions {
   clock?: Clock;
   ids?: Ids;
   logger?: Logger;
-  /** The P-256 key that signs export/import bundles. Default: random. */
+  /** The P-256 key that signs export/import bundles. Default: derived from the master key. */
   signerKey?: Uint8Array;
   /** How far a request's `timestampMs` may be from now. Default 5 minutes. */
   timestampToleranceMs?: number;
@@ -92,8 +92,11 @@ export class Keyhold implements RequestHandler {
     return new KeyholdClient(this, options, this.container.get<Clock>(Clock));
   }
 
+  /** Closes the store, and the vault when it holds a resource (an HSM session). */
   async close(): Promise<void> {
+    const vault = this.container.get<KeyVault & { close?: () => Promise<void> }>(KeyVault);
     await this.container.get<Store>(Store).close();
+    await vault.close?.();
   }
 }
 
@@ -107,10 +110,13 @@ export class Keyhold implements RequestHandler {
  */
 export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   const container = new Container({ defaultScope: 'Singleton' });
+  const masterKey = options.masterKey ?? generateMasterKey();
   container.load(
-    foundationModule({ ...(options.signerKey ? { signerKey: options.signerKey } : {}) }),
+    foundationModule(
+      options.signerKey ? signerKeyFrom(options.signerKey) : deriveSignerKey(masterKey),
+    ),
     memoryStoreModule(),
-    softwareVaultModule(options.masterKey ?? generateMasterKey()),
+    softwareVaultModule(masterKey),
     signatureVerifierModule(typeof options.verifier === 'string' ? options.verifier : 'openssl'),
     coreModule(),
   );

@@ -4,6 +4,8 @@
  * @module
  */
 import { p256 } from '@noble/curves/nist.js';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 
 export interface SignerKey {
@@ -16,4 +18,16 @@ export const SignerKey: unique symbol = Symbol.for('keyhold.SignerKey');
 
 export function signerKeyFrom(privateKey: Uint8Array = p256.utils.randomSecretKey()): SignerKey {
   return { privateKey, publicKey: bytesToHex(p256.getPublicKey(privateKey, false)) };
+}
+
+/**
+ * The signer key derived from the vault's master key (HKDF-SHA256), so every instance that
+ * shares a master key signs bundles with the same key, across restarts, with one secret to
+ * manage. 48 bytes of output are reduced to a scalar without bias.
+ */
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+export function deriveSignerKey(masterKey: Uint8Array): SignerKey {
+  const seed = hkdf(sha256, masterKey, utf8('keyhold'), utf8('keyhold/signer-key/p256/v1'), 48);
+  return signerKeyFrom(p256.utils.randomSecretKey(seed));
 }

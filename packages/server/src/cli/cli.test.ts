@@ -1,18 +1,29 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { p256 } from '@noble/curves/nist.js';
+import { hexToBytes } from '@noble/hashes/utils.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiKeyStamper, generateApiKeyPair } from '../api-key-signer.js';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const children: ChildProcessWithoutNullStreams[] = [];
 
+const tmp = mkdtempSync(join(tmpdir(), 'keyhold-cli-'));
+
 function keyhold(...args: string[]) {
+  return keyholdWith({}, ...args);
+}
+
+function keyholdWith(env: Record<string, string>, ...args: string[]) {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', '--conditions=keyhold-source', 'packages/server/src/cli/main.ts', ...args],
-    { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined } },
+    { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env } },
   );
   children.push(child);
   let stderr = '';
@@ -30,12 +41,20 @@ function keyhold(...args: string[]) {
 
 afterAll(() => {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(tmp, { recursive: true, force: true });
 });
 
 describe('keyhold serve', () => {
   it('prints one listening line with the bootstrap ids, serves stamped requests, and exits 0 on SIGTERM', async () => {
     const key = generateApiKeyPair();
-    const run = keyhold('serve', '--port', '0', '--bootstrap-api-public-key', key.publicKey);
+    const run = keyhold(
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--bootstrap-api-public-key',
+      key.publicKey,
+    );
     const line = JSON.parse(await run.firstLine());
     expect(Object.keys(line)).toEqual([
       'event',
@@ -73,15 +92,182 @@ describe('keyhold serve', () => {
   });
 
   it.concurrent.each([
-    [['--data', '/tmp/x'], 'not available yet'],
-    [['--vault', 'pkcs11'], 'not available yet'],
+    [['--memory', '--data', '/tmp/x'], 'choose one of --memory, --data and --postgres'],
+    [['--postgres', 'postgres://127.0.0.1/test'], 'KEYHOLD_MASTER_KEY'],
+    [['--memory', '--vault', 'pkcs11'], 'KEYHOLD_PKCS11_TOKEN_LABEL'],
     [['--http', 'koa'], 'not available yet'],
-    [['--env', 'production'], 'KEYHOLD_MASTER_KEY'],
+    [['--env', 'production', '--memory'], 'KEYHOLD_MASTER_KEY'],
     [['--port', '70000'], '--port'],
   ])('refuses %j and exits non-zero', async (args, message) => {
     const run = keyhold('serve', ...args);
     expect(await run.exit()).not.toBe(0);
     expect(run.stderr()).toContain(message);
+  });
+});
+
+describe('keyhold serve --data (embedded PGlite)', () => {
+  it('keeps its organization, wallets and signer key across a restart', async () => {
+    const dir = join(tmp, 'data');
+    const key = generateApiKeyPair();
+    const stamper = createApiKeyStamper(key.privateKey);
+    const post = async (url: string, path: string, body: unknown) => {
+      const text = JSON.stringify(body);
+      const res = await fetch(url + path, {
+        method: 'POST',
+        body: text,
+        headers: { 'x-stamp': stamper.stamp(text) },
+      });
+      return (await res.json()) as Record<string, any>;
+    };
+
+    const first = keyhold(
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      dir,
+      '--bootstrap-api-public-key',
+      key.publicKey,
+    );
+    const one = JSON.parse(await first.firstLine());
+    const created = await post(one.url, '/public/v1/submit/create_wallet', {
+      type: 'ACTIVITY_TYPE_CREATE_WALLET',
+      timestampMs: String(Date.now()),
+      organizationId: one.organizationId,
+      parameters: { walletName: 'kept', accounts: [] },
+    });
+    expect(created.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    first.child.kill('SIGTERM');
+    expect(await first.exit()).toBe(0);
+    expect(statSync(join(dir, 'master.key')).mode & 0o777).toBe(0o600);
+
+    const second = keyhold(
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      dir,
+      '--bootstrap-api-public-key',
+      key.publicKey,
+    );
+    const two = JSON.parse(await second.firstLine());
+    expect(two.organizationId).toBe(one.organizationId);
+    expect(two.userId).toBe(one.userId);
+    expect(two.signerPublicKey).toBe(one.signerPublicKey);
+    const wallets = await post(two.url, '/public/v1/query/list_wallets', {
+      organizationId: one.organizationId,
+    });
+    expect(wallets.wallets.map((w: { walletName: string }) => w.walletName)).toEqual(['kept']);
+    second.child.kill('SIGTERM');
+    expect(await second.exit()).toBe(0);
+    expect(second.stderr()).not.toContain(readFileSync(join(dir, 'master.key'), 'utf8').trim());
+  });
+
+  it('refuses a master key that does not match the data directory', async () => {
+    const dir = join(tmp, 'mismatch');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'master.key'), `${'11'.repeat(32)}\n`, { mode: 0o600 });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--conditions=keyhold-source',
+        'packages/server/src/cli/main.ts',
+        'serve',
+        '--data',
+        dir,
+      ],
+      { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: '22'.repeat(32) } },
+    );
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+    expect(stderr).toContain('does not match');
+  });
+});
+
+describe('keyhold serve --vault pkcs11 (SoftHSM)', () => {
+  it('creates a key inside the token and signs with it', async () => {
+    const dir = join(tmp, 'softhsm');
+    mkdirSync(join(dir, 'tokens'), { recursive: true });
+    writeFileSync(
+      join(dir, 'softhsm2.conf'),
+      `directories.tokendir = ${join(dir, 'tokens')}\nobjectstore.backend = file\n`,
+    );
+    const env = {
+      SOFTHSM2_CONF: join(dir, 'softhsm2.conf'),
+      KEYHOLD_PKCS11_TOKEN_LABEL: 'keyhold-cli',
+      KEYHOLD_PKCS11_PIN: '1234',
+    };
+    execFileSync(
+      'softhsm2-util',
+      ['--init-token', '--free', '--label', 'keyhold-cli', '--so-pin', '5678', '--pin', '1234'],
+      {
+        env: { ...process.env, ...env },
+        stdio: 'pipe',
+      },
+    );
+    const key = generateApiKeyPair();
+    const stamper = createApiKeyStamper(key.privateKey);
+    const run = keyholdWith(
+      env,
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--vault',
+      'pkcs11',
+      '--bootstrap-api-public-key',
+      key.publicKey,
+    );
+    const line = JSON.parse(await run.firstLine());
+    const submit = async (path: string, type: string, parameters: unknown) => {
+      const text = JSON.stringify({
+        type,
+        timestampMs: String(Date.now()),
+        organizationId: line.organizationId,
+        parameters,
+      });
+      const res = await fetch(`${line.url}/public/v1/submit/${path}`, {
+        method: 'POST',
+        body: text,
+        headers: { 'x-stamp': stamper.stamp(text) },
+      });
+      return ((await res.json()) as { activity: Record<string, any> }).activity;
+    };
+    const created = await submit('create_private_keys', 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2', {
+      privateKeys: [
+        {
+          privateKeyName: 'hsm',
+          curve: 'CURVE_P256',
+          privateKeyTags: [],
+          addressFormats: ['ADDRESS_FORMAT_COMPRESSED'],
+        },
+      ],
+    });
+    expect(created.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    const { privateKeyId, addresses } = created.result.createPrivateKeysResultV2.privateKeys[0];
+    const digest = '11'.repeat(32);
+    const signed = await submit('sign_raw_payload', 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', {
+      signWith: privateKeyId,
+      payload: digest,
+      encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+      hashFunction: 'HASH_FUNCTION_NO_OP',
+    });
+    expect(signed.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    const { r, s } = signed.result.signRawPayloadResult;
+    expect(
+      p256.verify(hexToBytes(r + s), hexToBytes(digest), hexToBytes(addresses[0].address), {
+        prehash: false,
+      }),
+    ).toBe(true);
+    run.child.kill('SIGTERM');
+    expect(await run.exit()).toBe(0);
   });
 });
 

@@ -3,25 +3,38 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { hexToBytes } from '@noble/hashes/utils.js';
+import { StoreOpenError } from '@keyhold/store-postgres';
+import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
+import { DataDirectoryError } from '../data-directory.js';
 import { stderrLogger } from '../logger.js';
 import { startServer } from '../serve.js';
+import {
+  DEFAULT_DATA_DIR,
+  type OpenedStore,
+  openStore,
+  StoreConfigurationError,
+} from '../store-selection.js';
 
 const HELP = `usage: keyhold serve [options]
 
   --host HOST                       address to listen on (default 127.0.0.1)
   --port PORT                       port; 0 picks a free one (default 8080)
   --memory | --data DIR | --postgres URL
-                                    store (default: in memory until the SQL store lands)
+                                    store: in memory, embedded PGlite in DIR (default
+                                    ./.keyhold/data), or a Postgres server shared by instances
   --http express|koa                HTTP adapter (default express)
-  --vault software|pkcs11           key vault (default software)
+  --vault software|pkcs11           key vault (default software); pkcs11 reads
+                                    KEYHOLD_PKCS11_MODULE, KEYHOLD_PKCS11_TOKEN_LABEL and
+                                    KEYHOLD_PKCS11_PIN
   --rate-limit memory|redis://…     rate limiter
   --bootstrap-api-public-key HEX    create (once) a root organization holding this P-256 key
   --bootstrap-org-name NAME         its name (default Keyhold)
   --brand NAME                      the word in X-<Brand>-* webhook headers (default Keyhold)
   --env development|production      (default development)
 
-Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key.
+Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
+--data it defaults to DIR/master.key (generated on first start in development); with
+--postgres it is required, so every instance shares it.
 `;
 
 /** A flag whose adapter is not built yet: say so and exit non-zero. */
@@ -53,18 +66,14 @@ export async function runServeCommand(args: string[]): Promise<number> {
   }
   const logger = stderrLogger();
   try {
-    if (values.data !== undefined)
-      throw new NotAvailable('--data: the embedded SQL store is not available yet');
-    if (values.postgres !== undefined)
-      throw new NotAvailable('--postgres: the Postgres store is not available yet');
+    const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
+    if (stores.length > 1) throw new Error('choose one of --memory, --data and --postgres');
     if (values.http !== 'express') {
       if (values.http === 'koa')
         throw new NotAvailable('--http koa: the Koa adapter is not available yet');
       throw new Error(`--http must be express or koa, got "${values.http}"`);
     }
-    if (values.vault !== 'software') {
-      if (values.vault === 'pkcs11')
-        throw new NotAvailable('--vault pkcs11: the PKCS#11 vault is not available yet');
+    if (values.vault !== 'software' && values.vault !== 'pkcs11') {
       throw new Error(`--vault must be software or pkcs11, got "${values.vault}"`);
     }
     if (values['rate-limit'] !== undefined)
@@ -90,19 +99,52 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.stderr.write('keyhold serve: KEYHOLD_MASTER_KEY must be 64 hex characters\n');
     return 2;
   }
-  if (values.env === 'production' && masterKeyHex === undefined) {
-    process.stderr.write(
-      'keyhold serve: production needs KEYHOLD_MASTER_KEY; refusing to generate one\n',
+  const env = values.env as 'development' | 'production';
+  let opened: OpenedStore;
+  try {
+    opened = await openStore(
+      values.memory
+        ? { kind: 'memory' }
+        : values.postgres
+          ? { kind: 'postgres', url: values.postgres }
+          : { kind: 'data', dir: values.data ?? DEFAULT_DATA_DIR },
+      { env, ...(masterKeyHex ? { masterKeyHex } : {}) },
     );
-    return 2;
+  } catch (error) {
+    if (
+      error instanceof DataDirectoryError ||
+      error instanceof StoreOpenError ||
+      error instanceof StoreConfigurationError
+    ) {
+      process.stderr.write(`keyhold serve: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
   }
-  logger.warn('state is kept in memory: it is lost when the server stops');
+  if (opened.kind === 'memory')
+    logger.warn('state is kept in memory: it is lost when the server stops');
+
+  let vault: Pkcs11KeyVault | undefined;
+  if (values.vault === 'pkcs11') {
+    try {
+      vault = await openPkcs11KeyVault();
+    } catch (error) {
+      await opened.store.close();
+      process.stderr.write(
+        `keyhold serve: --vault pkcs11: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      return 2;
+    }
+    logger.info('key vault', { kind: 'pkcs11', token: vault.tokenLabel });
+  }
 
   const server = await startServer({
     host: values.host,
     port,
     logger,
-    ...(masterKeyHex ? { masterKey: hexToBytes(masterKeyHex) } : {}),
+    store: opened.store,
+    masterKey: opened.masterKey,
+    ...(vault ? { vault } : {}),
     ...(values['bootstrap-api-public-key']
       ? { bootstrapApiPublicKey: values['bootstrap-api-public-key'] }
       : {}),

@@ -1,0 +1,217 @@
+/**
+ * The migration runner on both drivers (PGlite in memory, Postgres), one schema per case:
+ * first start, restart, upgrade, and every refusal.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadMigrations, type Migration, runMigrations } from './migrations.js';
+import { PgDriver } from './pg-driver.js';
+import { PgliteDriver } from './pglite-driver.js';
+import type { SqlDriver } from './sql-client.js';
+import { StoreOpenError, type StoreOpenFailure } from './store-open-error.js';
+import { templatePglite } from './testing/pglite-template.js';
+import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
+
+const withPostgres = await postgresReachable();
+const shipped = loadMigrations();
+
+const extra = (version: number, sql: string): Migration => ({
+  version,
+  name: `test_${version}`,
+  sql,
+  checksum: `checksum-${version}-${sql.length}`,
+});
+
+describe('loadMigrations', () => {
+  it('reads the shipped files in version order', () => {
+    expect(shipped.map((m) => [m.version, m.name])).toEqual([[1, 'initial']]);
+    expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('sorts by version, skips other files, refuses duplicate versions', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'keyhold-migrations-'));
+    try {
+      await writeFile(join(dir, '0002_second.sql'), 'SELECT 2;');
+      await writeFile(join(dir, '0001_first.sql'), 'SELECT 1;\r\n');
+      await writeFile(join(dir, 'README.md'), '# notes');
+      const loaded = loadMigrations(dir);
+      expect(loaded.map((m) => m.name)).toEqual(['first', 'second']);
+      // Line endings do not change a checksum.
+      await writeFile(join(dir, '0001_first.sql'), 'SELECT 1;\n');
+      expect(loadMigrations(dir)[0]!.checksum).toBe(loaded[0]!.checksum);
+      await writeFile(join(dir, '0002_again.sql'), 'SELECT 2;');
+      expect(() => loadMigrations(dir)).toThrow(/duplicate migration version 2/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+interface Engine {
+  name: string;
+  driver(schema: string): SqlDriver;
+  dispose(): Promise<void>;
+}
+
+function pgliteEngine(): Engine {
+  const db = templatePglite();
+  let instance: PGlite | undefined;
+  return {
+    name: 'pglite',
+    driver(schema) {
+      return {
+        kind: 'pglite',
+        transaction: async (work) => {
+          instance ??= await db;
+          return new PgliteDriver(instance, schema).transaction(work);
+        },
+        close: async () => {},
+      };
+    },
+    async dispose() {
+      await (await db).close();
+    },
+  };
+}
+
+function postgresEngine(): Engine {
+  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 4 });
+  const schemas: string[] = [];
+  return {
+    name: 'postgres',
+    driver(schema) {
+      schemas.push(schema);
+      return new PgDriver(pool, schema);
+    },
+    async dispose() {
+      await pool.end();
+      await dropSchemas(schemas);
+    },
+  };
+}
+
+async function refusal(promise: Promise<unknown>): Promise<[StoreOpenFailure, string]> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(StoreOpenError);
+  return [(error as StoreOpenError).reason, (error as Error).message];
+}
+
+const engines: [string, () => Engine][] = [
+  ['pglite', pgliteEngine],
+  ['postgres', postgresEngine],
+];
+
+describe.each(engines)('runMigrations on %s', (name, create) => {
+  const skip = name === 'postgres' && !withPostgres;
+  let engine: Engine;
+  beforeAll(() => {
+    if (!skip) engine = create();
+  });
+  afterAll(async () => {
+    if (!skip) await engine.dispose();
+  });
+
+  /** A driver on a fresh schema, and a way to run SQL there. */
+  const fresh = () => {
+    const schema = testSchema(`mig_${name}`);
+    const driver = engine.driver(schema);
+    const sql = (script: string) => driver.transaction((c) => c.exec(script));
+    const versions = () =>
+      driver.transaction((c) =>
+        c.query<{ version: number }>('SELECT version FROM keyhold_migrations ORDER BY version'),
+      );
+    return { schema, driver, sql, versions };
+  };
+
+  it.skipIf(skip)('applies every migration once; a restart applies nothing', async () => {
+    const { schema, driver, versions } = fresh();
+    expect(await runMigrations(driver, { schema })).toEqual({ applied: [1], version: 1 });
+    expect(await runMigrations(driver, { schema })).toEqual({ applied: [], version: 1 });
+    expect(await versions()).toEqual([{ version: 1 }]);
+  });
+
+  it.skipIf(skip)('an upgrade applies only the new migrations, in order', async () => {
+    const { schema, driver, sql, versions } = fresh();
+    await runMigrations(driver, { schema });
+    const upgraded = [
+      ...shipped,
+      extra(3, 'ALTER TABLE t2 ADD COLUMN b int;'),
+      extra(2, 'CREATE TABLE t2 (a int);'),
+    ].sort((a, b) => a.version - b.version);
+    expect(await runMigrations(driver, { schema, migrations: upgraded })).toEqual({
+      applied: [2, 3],
+      version: 3,
+    });
+    expect(await versions()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    await sql('INSERT INTO t2 (a, b) VALUES (1, 2)');
+  });
+
+  it.skipIf(skip)('a failing migration leaves the database as it was', async () => {
+    const { schema, driver, versions } = fresh();
+    await runMigrations(driver, { schema });
+    const broken = [...shipped, extra(2, 'CREATE TABLE t2 (a int);'), extra(3, 'NOT SQL;')];
+    await expect(runMigrations(driver, { schema, migrations: broken })).rejects.toThrow();
+    expect(await versions()).toEqual([{ version: 1 }]);
+    const tables = await driver.transaction((c) =>
+      c.query("SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 't2'", [schema]),
+    );
+    expect(tables).toEqual([]);
+  });
+
+  it.skipIf(skip)('refuses a database newer than the code', async () => {
+    const { schema, driver } = fresh();
+    await runMigrations(driver, { schema, migrations: [...shipped, extra(2, 'SELECT 1;')] });
+    const [reason, message] = await refusal(runMigrations(driver, { schema }));
+    expect(reason).toBe('newer-schema');
+    expect(message).toContain('is at migration 2, newer than this Keyhold knows (1)');
+  });
+
+  it.skipIf(skip)('refuses an applied migration that changed, and a gap', async () => {
+    const { schema, driver, sql } = fresh();
+    await runMigrations(driver, { schema });
+    await sql("UPDATE keyhold_migrations SET checksum = 'edited'");
+    expect((await refusal(runMigrations(driver, { schema })))[0]).toBe('migration-mismatch');
+
+    const other = fresh();
+    const two = extra(2, 'SELECT 2;');
+    const three = extra(3, 'SELECT 3;');
+    await runMigrations(other.driver, { schema: other.schema, migrations: [...shipped, three] });
+    const [reason, message] = await refusal(
+      runMigrations(other.driver, { schema: other.schema, migrations: [...shipped, two, three] }),
+    );
+    expect(reason).toBe('migration-mismatch');
+    expect(message).toContain('migration 2 is missing');
+  });
+
+  it.skipIf(skip)('refuses a schema with tables of someone else, creating nothing', async () => {
+    const { schema, driver } = fresh();
+    await driver.transaction((c) =>
+      c.exec(`CREATE SCHEMA "${schema}"; CREATE TABLE "${schema}".invoices (id int);`),
+    );
+    const [reason, message] = await refusal(runMigrations(driver, { schema }));
+    expect(reason).toBe('foreign');
+    expect(message).toContain('not a Keyhold database');
+    const tables = await driver.transaction((c) =>
+      c.query<{ tablename: string }>('SELECT tablename FROM pg_tables WHERE schemaname = $1', [
+        schema,
+      ]),
+    );
+    expect(tables).toEqual([{ tablename: 'invoices' }]);
+  });
+
+  it.skipIf(skip)('refuses a Keyhold database with a missing table', async () => {
+    const { schema, driver, sql } = fresh();
+    await runMigrations(driver, { schema });
+    await sql('DROP TABLE wallet_accounts');
+    const [reason, message] = await refusal(runMigrations(driver, { schema }));
+    expect(reason).toBe('corrupt');
+    expect(message).toContain('wallet_accounts');
+  });
+});

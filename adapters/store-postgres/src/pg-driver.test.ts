@@ -1,0 +1,160 @@
+/**
+ * Postgres only: racing transactions and instances, migrations under concurrency, an
+ * unreachable server, and the life cycle of pools and stores.
+ */
+import type { Store } from '@keyhold/activities';
+import { StoreConflictError } from '@keyhold/activities';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStore } from './pg-driver.js';
+import type { SqlStore } from './sql-store.js';
+import { StoreOpenError } from './store-open-error.js';
+import { activity, fresh, organization } from './testing/records.js';
+import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
+
+const withPostgres = await postgresReachable();
+
+describe.skipIf(!withPostgres)('Postgres', () => {
+  const schemas: string[] = [];
+  const stores: Store[] = [];
+  let admin: pg.Client;
+
+  /** A store (one more "instance") on a schema; closed after the file. */
+  async function open(schema: string): Promise<SqlStore> {
+    if (!schemas.includes(schema)) schemas.push(schema);
+    const store = await createPostgresStore({ connectionString: POSTGRES_URL, schema });
+    stores.push(store);
+    return store;
+  }
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await admin.end();
+    await dropSchemas(schemas);
+  });
+
+  it('two transactions racing on one fingerprint: one commits, the other conflicts', async () => {
+    const schema = testSchema('race');
+    const [one, two] = [await open(schema), await open(schema)];
+    const org = fresh('org');
+    const fingerprint = `sha256:${fresh('race')}`;
+    const first = activity(org, { fingerprint });
+    const second = activity(org, { fingerprint });
+
+    let firstInserted!: () => void;
+    const inserted = new Promise<void>((resolve) => {
+      firstInserted = resolve;
+    });
+    // The first transaction inserts, then holds its transaction open until the second is
+    // seen waiting on the unique index; only then does it commit.
+    const a = one.transaction(async (tx) => {
+      await tx.activities.insert(first);
+      firstInserted();
+      for (let i = 0; i < 200; i++) {
+        const { rows } = await admin.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE wait_event_type = 'Lock' AND query LIKE 'INSERT INTO activities%'`,
+        );
+        if (rows[0].n > 0) return 'committed';
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      throw new Error('the second transaction never waited for the first');
+    });
+    await inserted;
+    const b = two
+      .transaction((tx) => tx.activities.insert(second))
+      .then(
+        () => 'committed',
+        (e: unknown) => e,
+      );
+    expect(await a).toBe('committed');
+    const lost = await b;
+    expect(lost).toBeInstanceOf(StoreConflictError);
+    expect((lost as StoreConflictError).constraint).toBe('activity_fingerprint');
+    const found = await two.transaction((tx) => tx.activities.findByFingerprint(fingerprint));
+    expect(found).toEqual(first);
+  });
+
+  it('many instances submitting one body at once store exactly one activity', async () => {
+    const schema = testSchema('burst');
+    const instances = await Promise.all([open(schema), open(schema), open(schema)]);
+    const org = fresh('org');
+    const fingerprint = `sha256:${fresh('burst')}`;
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        instances[i % instances.length]!.transaction((tx) =>
+          tx.activities.insert(activity(org, { fingerprint })),
+        ).then(
+          () => 'ok',
+          (e: unknown) => (e instanceof StoreConflictError ? e.constraint : e),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'activity_fingerprint')).toHaveLength(11);
+    const listed = await instances[2]!.transaction((tx) =>
+      tx.activities.list(org, {}, { limit: 100 }),
+    );
+    expect(listed).toHaveLength(1);
+  });
+
+  it('what one instance commits, another reads', async () => {
+    const schema = testSchema('shared');
+    const [writer, reader] = [await open(schema), await open(schema)];
+    const org = organization();
+    await writer.transaction((tx) => tx.organizations.insert(org));
+    expect(await reader.transaction((tx) => tx.organizations.get(org.organizationId))).toEqual(org);
+  });
+
+  it('instances starting together migrate once', async () => {
+    const schema = testSchema('boot');
+    await Promise.all([open(schema), open(schema), open(schema), open(schema)]);
+    const { rows } = await admin.query(`SELECT version FROM "${schema}".keyhold_migrations`);
+    expect(rows).toEqual([{ version: 1 }]);
+  });
+
+  it('an unreachable server is an immediate, clear error without credentials', async () => {
+    const started = Date.now();
+    const error = await createPostgresStore({
+      connectionString: 'postgres://keyhold:s3cret@127.0.0.1:1/keyhold',
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreOpenError);
+    expect((error as StoreOpenError).reason).toBe('unreachable');
+    expect((error as Error).message).toContain('127.0.0.1:1');
+    expect((error as Error).message).not.toContain('s3cret');
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('never ends a pool it was given; close waits for running transactions', async () => {
+    const schema = testSchema('pool');
+    schemas.push(schema);
+    const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+    const store = await createPostgresStore({ pool, schema });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const org = organization();
+    const running = store.transaction(async (tx) => {
+      await gate;
+      await tx.organizations.insert(org);
+      return 'done';
+    });
+    const closing = store.close();
+    await expect(store.transaction(async () => 'late')).rejects.toThrow(/store is closed/);
+    release();
+    expect(await running).toBe('done');
+    await closing;
+    // The pool still works, and the running transaction committed.
+    const { rows } = await pool.query(
+      `SELECT organization_id FROM "${schema}".organizations WHERE organization_id = $1`,
+      [org.organizationId],
+    );
+    expect(rows).toHaveLength(1);
+    await pool.end();
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * The `pg` driver: a connection pool to a Postgres server. Each transaction checks out one
+ * connection, runs BEGIN … COMMIT (READ COMMITTED: uniqueness is enforced by constraints)
+ * and gives the connection back. Several Keyhold instances can share one database.
+ * @module
+ */
+import pg from 'pg';
+import { runMigrations } from './migrations.js';
+import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
+import { type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
+import { SqlStore } from './sql-store.js';
+import { StoreOpenError } from './store-open-error.js';
+
+export class PgDriver implements SqlDriver {
+  readonly kind = 'pg';
+  private readonly begin: string;
+
+  /**
+   * @param pool the pool to draw connections from
+   * @param schema the schema the store's tables live in
+   * @param ownsPool end the pool on close (true when the driver created it)
+   */
+  constructor(
+    private readonly pool: pg.Pool,
+    schema: string = DEFAULT_SCHEMA,
+    private readonly ownsPool = false,
+  ) {
+    // One round trip: a simple-protocol query may hold several statements.
+    this.begin = `BEGIN; SET LOCAL search_path TO ${quoteSchema(schema)}`;
+  }
+
+  async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
+    const connection = await this.pool.connect();
+    // A connection whose state is unknown (ROLLBACK failed) is destroyed, not reused.
+    let broken: Error | undefined;
+    try {
+      await connection.query(this.begin);
+      const result = await work({
+        query: async (text, params) =>
+          (await connection.query(text, params as unknown[] | undefined)).rows,
+        exec: async (script) => {
+          await connection.query(script);
+        },
+      });
+      const commit = await connection.query('COMMIT');
+      // COMMIT of a transaction in which a statement failed is answered with ROLLBACK.
+      if (commit.command === 'ROLLBACK') throw new TransactionAbortedError();
+      return result;
+    } catch (error) {
+      try {
+        await connection.query('ROLLBACK');
+      } catch (rollbackError) {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      }
+      throw error;
+    } finally {
+      connection.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
+  }
+}
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database`; or pass `pool`. */
+  connectionString?: string;
+  /** A pool of your own; the store never ends it. */
+  pool?: pg.Pool;
+  /** The schema for Keyhold's tables (created if missing). Default `public`. */
+  schema?: string;
+  /** Options for the pool the store creates from `connectionString`. */
+  poolOptions?: Omit<pg.PoolConfig, 'connectionString'>;
+}
+
+/** Connection errors that mean "the server is not there" rather than "it refused us". */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+]);
+
+/** Why a connection failed, if the reason is that the server is not there. */
+function unreachable(error: unknown): string | undefined {
+  if (error instanceof StoreOpenError || typeof error !== 'object' || error === null) return;
+  const { code, errors, message } = error as {
+    code?: unknown;
+    errors?: { code?: unknown }[];
+    message?: unknown;
+  };
+  // Node reports a failed dual-stack connect as an AggregateError of the attempts.
+  for (const c of [code, ...(errors ?? []).map((e) => e.code)]) {
+    if (typeof c === 'string' && UNREACHABLE.has(c)) return c;
+  }
+  // pg's connectionTimeoutMillis.
+  if (typeof message === 'string' && /timeout/i.test(message)) return message;
+  return undefined;
+}
+
+function describeTarget(options: PostgresStoreOptions): string {
+  if (!options.connectionString) return 'the configured Postgres pool';
+  try {
+    const url = new URL(options.connectionString);
+    // Never echo credentials.
+    return `Postgres at ${url.hostname}:${url.port || '5432'}${url.pathname}`;
+  } catch {
+    return 'Postgres';
+  }
+}
+
+/**
+ * Opens a Store on a Postgres server and applies pending migrations.
+ * @example
+ * const store = await createPostgresStore({ connectionString: 'postgres://postgres@127.0.0.1/keyhold' });
+ * await store.transaction((tx) => tx.organizations.get(id));
+ * await store.close();
+ */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<SqlStore> {
+  const schema = options.schema ?? DEFAULT_SCHEMA;
+  quoteSchema(schema);
+  if (!options.pool && !options.connectionString) {
+    throw new TypeError('createPostgresStore needs a connectionString or a pool');
+  }
+  const owns = !options.pool;
+  const pool =
+    options.pool ??
+    new pg.Pool({
+      // Never wait forever for a connection: a dead server must surface as an error.
+      connectionTimeoutMillis: 10_000,
+      ...options.poolOptions,
+      connectionString: options.connectionString,
+    });
+  // An idle connection that dies (server restart) must not crash the process; the next
+  // checkout opens a fresh one.
+  if (owns) pool.on('error', () => {});
+  const driver = new PgDriver(pool, schema, owns);
+  try {
+    await runMigrations(driver, { schema });
+  } catch (error) {
+    await driver.close().catch(() => {});
+    const why = unreachable(error);
+    if (why) {
+      throw new StoreOpenError('unreachable', `cannot reach ${describeTarget(options)} (${why})`, {
+        cause: error,
+      });
+    }
+    throw error;
+  }
+  return new SqlStore(driver);
+}

@@ -1,0 +1,661 @@
+/**
+ * The Store contract, run against the memory store (the reference), PGlite and Postgres:
+ * every repository method, orderings, paging cursors, copies, conflicts and rollback.
+ */
+import {
+  type ActivityRecord,
+  type Store,
+  StoreConflictError,
+  type StoreTransaction,
+} from '@keyhold/activities';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TransactionAbortedError } from './sql-client.js';
+import type { SqlStore } from './sql-store.js';
+import {
+  account,
+  activity,
+  activityId,
+  apiKey,
+  fresh,
+  organization,
+  privateKey,
+  user,
+  wallet,
+} from './testing/records.js';
+import {
+  memoryTarget,
+  pgliteTarget,
+  postgresReachable,
+  postgresTarget,
+  type Target,
+} from './testing/targets.js';
+
+const withPostgres = await postgresReachable();
+const targets: Target[] = [memoryTarget(), pgliteTarget('owned'), postgresTarget()];
+
+/** Awaits `promise` and returns the StoreConflictError it must reject with. */
+async function conflict(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(StoreConflictError);
+  return (error as StoreConflictError).constraint;
+}
+
+describe.each(targets)('Store contract: $name', (target) => {
+  const skip = target.name === 'postgres' && !withPostgres;
+  let store: Store;
+  const tx = <T>(work: (t: StoreTransaction) => Promise<T>) => store.transaction(work);
+
+  beforeAll(async () => {
+    if (!skip) store = await target.open();
+  });
+  afterAll(async () => {
+    if (!skip) {
+      await store.close();
+      await target.dispose();
+    }
+  });
+
+  describe.skipIf(skip)('repositories', () => {
+    it('organizations: insert, get, update, conflict', async () => {
+      const org = organization({ parentOrganizationId: undefined });
+      await tx((t) => t.organizations.insert(org));
+      expect(await tx((t) => t.organizations.get(org.organizationId))).toEqual(org);
+      expect(await tx((t) => t.organizations.get(fresh('missing')))).toBeUndefined();
+      expect(await conflict(tx((t) => t.organizations.insert({ ...org, name: 'other' })))).toBe(
+        'organization_pkey',
+      );
+
+      const renamed = {
+        ...org,
+        name: 'Renamed',
+        rootQuorum: { threshold: 2, userIds: ['a', 'b'] },
+      };
+      await tx((t) => t.organizations.update(renamed));
+      expect(await tx((t) => t.organizations.get(org.organizationId))).toEqual(renamed);
+
+      const sub = organization({ parentOrganizationId: org.organizationId });
+      await tx((t) => t.organizations.insert(sub));
+      expect(await tx((t) => t.organizations.get(sub.organizationId))).toEqual(sub);
+    });
+
+    it('organizations: findRootByName returns the oldest root of that name', async () => {
+      const name = fresh('Bootstrap');
+      const later = organization({ name, createdAt: 2000 });
+      const sub = organization({
+        name,
+        createdAt: 500,
+        parentOrganizationId: later.organizationId,
+      });
+      const tiedA = organization({ name, createdAt: 1000 });
+      const tiedB = organization({ name, createdAt: 1000 });
+      await tx(async (t) => {
+        for (const o of [later, sub, tiedA, tiedB]) await t.organizations.insert(o);
+      });
+      expect(await tx((t) => t.organizations.findRootByName(name))).toEqual(tiedA);
+      expect(await tx((t) => t.organizations.findRootByName(fresh('nobody')))).toBeUndefined();
+
+      const emptyParent = fresh('EmptyParent');
+      const root = organization({ name: emptyParent, parentOrganizationId: '' });
+      await tx((t) => t.organizations.insert(root));
+      expect(await tx((t) => t.organizations.findRootByName(emptyParent))).toEqual(root);
+    });
+
+    it('users: get, list by createdAt then insertion, update, delete, conflict', async () => {
+      const org = fresh('org');
+      const other = fresh('org');
+      const c = user(org, { createdAt: 30, userName: 'c' });
+      const a1 = user(org, { createdAt: 10, userName: 'a1', userEmail: 'a@example.com' });
+      const a2 = user(org, { createdAt: 10, userName: 'a2', userPhoneNumber: '+15555550100' });
+      const b = user(org, {
+        createdAt: 20,
+        userName: 'b',
+        userTags: ['t"1', 'NULL', 'a,b', '{x}', 'back\\slash', 'ünï', ''],
+      });
+      const elsewhere = user(other, { userId: c.userId });
+      await tx(async (t) => {
+        for (const u of [c, a1, a2, b, elsewhere]) await t.users.insert(u);
+      });
+      expect(await tx((t) => t.users.list(org))).toEqual([a1, a2, b, c]);
+      expect(await tx((t) => t.users.list(other))).toEqual([elsewhere]);
+      const got = await tx((t) => t.users.get(org, a1.userId));
+      expect(got).toEqual(a1);
+      expect(got).not.toHaveProperty('userPhoneNumber');
+      expect(await tx((t) => t.users.get(other, a1.userId))).toBeUndefined();
+      expect(await conflict(tx((t) => t.users.insert({ ...a1, userName: 'x' })))).toBe('user_pkey');
+
+      const updated = { ...a1, userName: 'renamed', userEmail: undefined, updatedAt: 99 };
+      await tx((t) => t.users.update(updated));
+      const back = await tx((t) => t.users.get(org, a1.userId));
+      expect(back).toEqual(updated);
+      expect(back?.userEmail).toBeUndefined();
+      // An update keeps the user's place among equal createdAt values.
+      expect((await tx((t) => t.users.list(org))).map((u) => u.userName)).toEqual([
+        'renamed',
+        'a2',
+        'b',
+        'c',
+      ]);
+
+      await tx((t) => t.users.delete(org, b.userId));
+      await tx((t) => t.users.delete(org, fresh('missing')));
+      expect(await tx((t) => t.users.get(org, b.userId))).toBeUndefined();
+      expect((await tx((t) => t.users.list(org))).map((u) => u.userName)).toEqual([
+        'renamed',
+        'a2',
+        'c',
+      ]);
+      // A deleted user's id can be used again.
+      await tx((t) => t.users.insert(b));
+      expect(await tx((t) => t.users.get(org, b.userId))).toEqual(b);
+    });
+
+    it('api keys: lookups, listings, delete and both conflicts', async () => {
+      const org = fresh('org');
+      const [u1, u2] = [fresh('user'), fresh('user')];
+      const k1 = apiKey(org, u1, { createdAt: 20 });
+      const k2 = apiKey(org, u2, {
+        createdAt: 10,
+        expirationSeconds: '900',
+        expiresAt: 1_700_000_900_000,
+      });
+      const k3 = apiKey(org, u1, { createdAt: 20, curve: 'API_KEY_CURVE_ED25519' });
+      await tx(async (t) => {
+        for (const k of [k1, k2, k3]) await t.apiKeys.insert(k);
+      });
+      expect(await tx((t) => t.apiKeys.get(org, k2.apiKeyId))).toEqual(k2);
+      expect(await tx((t) => t.apiKeys.get(org, fresh('missing')))).toBeUndefined();
+      expect(await tx((t) => t.apiKeys.listByOrganization(org))).toEqual([k2, k1, k3]);
+      expect(await tx((t) => t.apiKeys.listByUser(org, u1))).toEqual([k1, k3]);
+      expect(await tx((t) => t.apiKeys.listByUser(org, fresh('nobody')))).toEqual([]);
+      expect(await tx((t) => t.apiKeys.findByPublicKey(org, k3.publicKey))).toEqual(k3);
+      expect(
+        await tx((t) => t.apiKeys.findByPublicKey(fresh('org'), k3.publicKey)),
+      ).toBeUndefined();
+      const got = await tx((t) => t.apiKeys.get(org, k1.apiKeyId));
+      expect(got).not.toHaveProperty('expiresAt');
+      expect(got).not.toHaveProperty('expirationSeconds');
+
+      // The primary key is checked first; then the public key within the organization.
+      expect(await conflict(tx((t) => t.apiKeys.insert({ ...k1 })))).toBe('api_key_pkey');
+      expect(
+        await conflict(tx((t) => t.apiKeys.insert(apiKey(org, u2, { publicKey: k1.publicKey })))),
+      ).toBe('api_key_public_key');
+      // The same public key in another organization is fine.
+      await tx((t) => t.apiKeys.insert(apiKey(fresh('org'), u1, { publicKey: k1.publicKey })));
+
+      await tx((t) => t.apiKeys.delete(org, k1.apiKeyId));
+      await tx((t) => t.apiKeys.delete(org, fresh('missing')));
+      expect(await tx((t) => t.apiKeys.findByPublicKey(org, k1.publicKey))).toBeUndefined();
+      expect(await tx((t) => t.apiKeys.listByUser(org, u1))).toEqual([k3]);
+      // Deleting frees the public key.
+      const again = apiKey(org, u2, { publicKey: k1.publicKey });
+      await tx((t) => t.apiKeys.insert(again));
+      expect(await tx((t) => t.apiKeys.findByPublicKey(org, k1.publicKey))).toEqual(again);
+    });
+
+    it('wallets: get, list, update, conflict; the sealed seed is stored as given', async () => {
+      const org = fresh('org');
+      const w2 = wallet(org, { createdAt: 2, mnemonicLength: 24, imported: true });
+      const w1 = wallet(org, { createdAt: 1 });
+      await tx(async (t) => {
+        await t.wallets.insert(w2);
+        await t.wallets.insert(w1);
+      });
+      expect(await tx((t) => t.wallets.list(org))).toEqual([w1, w2]);
+      expect(await tx((t) => t.wallets.get(org, w2.walletId))).toEqual(w2);
+      expect(await tx((t) => t.wallets.get(fresh('org'), w2.walletId))).toBeUndefined();
+      expect(await conflict(tx((t) => t.wallets.insert(w1)))).toBe('wallet_pkey');
+      const exported = { ...w1, exported: true, walletName: 'Exported', updatedAt: 5 };
+      await tx((t) => t.wallets.update(exported));
+      expect(await tx((t) => t.wallets.get(org, w1.walletId))).toEqual(exported);
+    });
+
+    it('wallet accounts: creation order, per-wallet listing, lookups, conflicts', async () => {
+      const org = fresh('org');
+      const [wa, wb] = [fresh('wallet'), fresh('wallet')];
+      // createdAt runs backwards: the listing follows creation, not createdAt.
+      const a0 = account(org, wa, {
+        createdAt: 30,
+        address: '0xAbCdEf0000000000000000000000000000000001',
+      });
+      const b0 = account(org, wb, { createdAt: 20, path: a0.path });
+      const a1 = account(org, wa, {
+        createdAt: 10,
+        address: 'So1anaAddressCaseMatters',
+        addressFormat: 'ADDRESS_FORMAT_SOLANA',
+        curve: 'CURVE_ED25519',
+      });
+      // Shares a0's address (other case) and public key: lookups return the first.
+      const a2 = account(org, wa, { address: a0.address.toLowerCase(), publicKey: a0.publicKey });
+      await tx(async (t) => {
+        for (const a of [a0, b0, a1, a2]) await t.walletAccounts.insert(a);
+      });
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([a0, b0, a1, a2]);
+      expect(await tx((t) => t.walletAccounts.list(org, wa))).toEqual([a0, a1, a2]);
+      expect(await tx((t) => t.walletAccounts.list(org, fresh('wallet')))).toEqual([]);
+      expect(await tx((t) => t.walletAccounts.list(fresh('org')))).toEqual([]);
+
+      const upper = `0x${a0.address.slice(2).toUpperCase()}`;
+      expect(await tx((t) => t.walletAccounts.findByAddress(org, upper))).toEqual(a0);
+      expect(await tx((t) => t.walletAccounts.findByAddress(org, a1.address))).toEqual(a1);
+      // Non-hex addresses compare exactly.
+      expect(
+        await tx((t) => t.walletAccounts.findByAddress(org, a1.address.toLowerCase())),
+      ).toBeUndefined();
+      expect(
+        await tx((t) => t.walletAccounts.findByAddress(fresh('org'), a0.address)),
+      ).toBeUndefined();
+      expect(await tx((t) => t.walletAccounts.findByPublicKey(org, a0.publicKey))).toEqual(a0);
+      expect(await tx((t) => t.walletAccounts.findByPublicKey(org, 'nope'))).toBeUndefined();
+      expect(await tx((t) => t.walletAccounts.findByPath(org, wb, a0.path))).toEqual(b0);
+      expect(await tx((t) => t.walletAccounts.findByPath(org, wa, a1.path))).toEqual(a1);
+      expect(await tx((t) => t.walletAccounts.findByPath(org, wa, "m/0'"))).toBeUndefined();
+
+      expect(await conflict(tx((t) => t.walletAccounts.insert({ ...a1, path: "m/9'" })))).toBe(
+        'wallet_account_pkey',
+      );
+      expect(
+        await conflict(tx((t) => t.walletAccounts.insert(account(org, wa, { path: a1.path })))),
+      ).toBe('wallet_account_path');
+      // Both keys taken: the primary key is reported, as the memory store checks it first.
+      expect(await conflict(tx((t) => t.walletAccounts.insert({ ...a1 })))).toBe(
+        'wallet_account_pkey',
+      );
+    });
+
+    it('wallet accounts: paging with after/before cursors and limits', async () => {
+      const org = fresh('org');
+      const [wa, wb] = [fresh('wallet'), fresh('wallet')];
+      const all = Array.from({ length: 7 }, (_, i) =>
+        account(org, i % 3 === 2 ? wb : wa, { createdAt: 100 - i }),
+      );
+      await tx(async (t) => {
+        for (const a of all) await t.walletAccounts.insert(a);
+      });
+      const ids = (p: Promise<{ walletAccountId: string }[]>) =>
+        p.then((rows) =>
+          rows.map((r) => all.findIndex((a) => a.walletAccountId === r.walletAccountId)),
+        );
+      const list = (
+        walletId: string | undefined,
+        page: Parameters<StoreTransaction['walletAccounts']['list']>[2],
+      ) => ids(tx((t) => t.walletAccounts.list(org, walletId, page)));
+      const id = (i: number) => all[i]!.walletAccountId;
+
+      expect(await list(undefined, { limit: 3 })).toEqual([0, 1, 2]);
+      expect(await list(undefined, { limit: 3, after: id(2) })).toEqual([3, 4, 5]);
+      expect(await list(undefined, { limit: 3, after: id(5) })).toEqual([6]);
+      expect(await list(undefined, { limit: 3, before: id(5) })).toEqual([2, 3, 4]);
+      expect(await list(undefined, { limit: 10, before: id(2) })).toEqual([0, 1]);
+      expect(await list(undefined, { limit: 10, after: id(1), before: id(5) })).toEqual([2, 3, 4]);
+      expect(await list(undefined, { limit: 2, after: id(1), before: id(5) })).toEqual([2, 3]);
+      expect(await list(undefined, { limit: 10, after: id(5), before: id(1) })).toEqual([]);
+      expect(await list(undefined, { limit: 0 })).toEqual([]);
+      expect(await list(undefined, { limit: 10, after: 'unknown' })).toEqual([]);
+      expect(await list(undefined, { limit: 10, before: 'unknown' })).toEqual([]);
+      // Within one wallet: a cursor from another wallet is unknown there.
+      expect(await list(wa, { limit: 2 })).toEqual([0, 1]);
+      expect(await list(wa, { limit: 2, after: id(1) })).toEqual([3, 4]);
+      expect(await list(wa, { limit: 2, after: id(2) })).toEqual([]);
+      expect(await list(wb, { limit: 5, before: id(5) })).toEqual([2]);
+    });
+
+    it('private keys: lookups by any address and by public key, first match, update', async () => {
+      const org = fresh('org');
+      const shared = '0x00000000000000000000000000000000000000Ff';
+      const p1 = privateKey(org, {
+        createdAt: 50,
+        addresses: [
+          { format: 'ADDRESS_FORMAT_ETHEREUM', address: shared },
+          { format: 'ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH', address: 'bc1qCaseSensitive' },
+        ],
+        privateKeyTags: ['tag-1', 'tag,2'],
+      });
+      const p2 = privateKey(org, {
+        createdAt: 40,
+        publicKey: p1.publicKey,
+        addresses: [{ format: 'ADDRESS_FORMAT_ETHEREUM', address: shared.toLowerCase() }],
+      });
+      const p3 = privateKey(org, { createdAt: 40, addresses: [], curve: 'CURVE_ED25519' });
+      await tx(async (t) => {
+        for (const p of [p1, p2, p3]) await t.privateKeys.insert(p);
+      });
+      expect(await tx((t) => t.privateKeys.list(org))).toEqual([p2, p3, p1]);
+      expect(await tx((t) => t.privateKeys.get(org, p3.privateKeyId))).toEqual(p3);
+      expect(await tx((t) => t.privateKeys.get(fresh('org'), p3.privateKeyId))).toBeUndefined();
+      expect(
+        await tx((t) => t.privateKeys.findByAddress(org, shared.toUpperCase().replace('0X', '0x'))),
+      ).toEqual(p1);
+      expect(await tx((t) => t.privateKeys.findByAddress(org, 'bc1qCaseSensitive'))).toEqual(p1);
+      expect(
+        await tx((t) => t.privateKeys.findByAddress(org, 'bc1qcasesensitive')),
+      ).toBeUndefined();
+      expect(await tx((t) => t.privateKeys.findByAddress(fresh('org'), shared))).toBeUndefined();
+      expect(await tx((t) => t.privateKeys.findByPublicKey(org, p1.publicKey))).toEqual(p1);
+      expect(await tx((t) => t.privateKeys.findByPublicKey(org, 'nope'))).toBeUndefined();
+      expect(await conflict(tx((t) => t.privateKeys.insert({ ...p3 })))).toBe('private_key_pkey');
+
+      const disabled = { ...p1, disabled: true, exported: true, privateKeyTags: [], updatedAt: 77 };
+      await tx((t) => t.privateKeys.update(disabled));
+      expect(await tx((t) => t.privateKeys.get(org, p1.privateKeyId))).toEqual(disabled);
+      expect(await tx((t) => t.privateKeys.findByAddress(org, shared))).toEqual(disabled);
+    });
+
+    it('activities: get within the organization, by fingerprint, update, conflicts', async () => {
+      const org = fresh('org');
+      const a = activity(org, {
+        status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED',
+        parameters: {
+          nested: { list: [1, 2.5, -3e-7, 1e21, null, true, 'ünïcödé ✓ 𝄞'], empty: {} },
+          quote: 'he said "hi"\\',
+          zero: 0,
+        },
+      });
+      await tx((t) => t.activities.insert(a));
+      const got = await tx((t) => t.activities.get(org, a.id));
+      expect(got).toEqual(a);
+      expect(got).not.toHaveProperty('result');
+      expect(got).not.toHaveProperty('failure');
+      expect(await tx((t) => t.activities.get(fresh('org'), a.id))).toBeUndefined();
+      expect(await tx((t) => t.activities.get(org, activityId()))).toBeUndefined();
+      expect(await tx((t) => t.activities.findByFingerprint(a.fingerprint))).toEqual(a);
+      expect(await tx((t) => t.activities.findByFingerprint('sha256:none'))).toBeUndefined();
+
+      const done: ActivityRecord = {
+        ...a,
+        status: 'ACTIVITY_STATUS_COMPLETED',
+        result: { walletId: 'w', addresses: ['0x1'] },
+        votes: [
+          {
+            id: fresh('vote'),
+            activityId: a.id,
+            userId: 'u',
+            user: {
+              userId: 'u',
+              userName: 'Alice',
+              authenticators: [],
+              apiKeys: [],
+              userTags: [],
+              oauthProviders: [],
+              createdAt: { seconds: '1', nanos: '0' },
+              updatedAt: { seconds: '1', nanos: '0' },
+            },
+            selection: 'VOTE_SELECTION_APPROVED',
+            message: '{"raw":"body"}',
+            publicKey: '02ab',
+            signature: '3045',
+            scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+            createdAt: 5,
+          },
+        ],
+        updatedAt: 1_700_000_000_500,
+      };
+      await tx((t) => t.activities.update(done));
+      expect(await tx((t) => t.activities.get(org, a.id))).toEqual(done);
+      const failed: ActivityRecord = {
+        ...a,
+        status: 'ACTIVITY_STATUS_FAILED',
+        failure: { code: 3, message: 'bad', details: [{ '@type': 'x', field: 'y' }] },
+      };
+      await tx((t) => t.activities.update(failed));
+      expect(await tx((t) => t.activities.get(org, a.id))).toEqual(failed);
+
+      expect(await conflict(tx((t) => t.activities.insert({ ...a })))).toBe('activity_pkey');
+      // One activity per fingerprint, across organizations.
+      expect(
+        await conflict(
+          tx((t) => t.activities.insert(activity(fresh('org'), { fingerprint: a.fingerprint }))),
+        ),
+      ).toBe('activity_fingerprint');
+    });
+
+    it('activities: newest first by id, filters, cursors', async () => {
+      const org = fresh('org');
+      const other = fresh('org');
+      const kinds = [
+        ['ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_COMPLETED'],
+        ['ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', 'ACTIVITY_STATUS_FAILED'],
+        ['ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_CONSENSUS_NEEDED'],
+        ['ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', 'ACTIVITY_STATUS_COMPLETED'],
+        ['ACTIVITY_TYPE_CREATE_USERS_V3', 'ACTIVITY_STATUS_COMPLETED'],
+        ['ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_COMPLETED'],
+      ] as const;
+      // Ascending ids, inserted out of order, createdAt unrelated to id.
+      const ids = kinds.map(() => activityId());
+      const all = kinds.map(([type, status], i) =>
+        activity(org, { id: ids[i]!, type, status, createdAt: 1000 - i }),
+      );
+      await tx(async (t) => {
+        for (const i of [3, 0, 5, 1, 4, 2]) await t.activities.insert(all[i]!);
+        await t.activities.insert(activity(other));
+      });
+      const idx = (rows: ActivityRecord[]) => rows.map((r) => ids.indexOf(r.id));
+      const list = (
+        filter: Parameters<StoreTransaction['activities']['list']>[1],
+        page: Parameters<StoreTransaction['activities']['list']>[2],
+      ) => tx((t) => t.activities.list(org, filter, page)).then(idx);
+
+      expect(await list({}, { limit: 10 })).toEqual([5, 4, 3, 2, 1, 0]);
+      expect(await list({ statuses: [], types: [] }, { limit: 10 })).toEqual([5, 4, 3, 2, 1, 0]);
+      expect(await list({}, { limit: 2 })).toEqual([5, 4]);
+      expect(await list({}, { limit: 2, after: ids[4] })).toEqual([3, 2]);
+      expect(await list({}, { limit: 2, before: ids[1] })).toEqual([3, 2]);
+      expect(await list({}, { limit: 10, before: ids[3] })).toEqual([5, 4]);
+      expect(await list({}, { limit: 10, after: ids[4], before: ids[1] })).toEqual([3, 2]);
+      expect(await list({}, { limit: 10, after: ids[0] })).toEqual([]);
+      expect(await list({}, { limit: 10, after: activityId() })).toEqual([]);
+      expect(await list({}, { limit: 10, before: activityId() })).toEqual([]);
+      expect(await list({ statuses: ['ACTIVITY_STATUS_COMPLETED'] }, { limit: 10 })).toEqual([
+        5, 4, 3, 0,
+      ]);
+      expect(await list({ types: ['ACTIVITY_TYPE_CREATE_WALLET'] }, { limit: 10 })).toEqual([
+        5, 2, 0,
+      ]);
+      expect(
+        await list(
+          {
+            types: ['ACTIVITY_TYPE_CREATE_WALLET'],
+            statuses: ['ACTIVITY_STATUS_COMPLETED', 'ACTIVITY_STATUS_FAILED'],
+          },
+          { limit: 10 },
+        ),
+      ).toEqual([5, 0]);
+      expect(
+        await list({ statuses: ['ACTIVITY_STATUS_COMPLETED'] }, { limit: 1, after: ids[4] }),
+      ).toEqual([3]);
+      // A cursor the filter excludes is unknown in that listing.
+      expect(
+        await list({ statuses: ['ACTIVITY_STATUS_COMPLETED'] }, { limit: 10, after: ids[2] }),
+      ).toEqual([]);
+      // A cursor from another organization too.
+      const foreign = (await tx((t) => t.activities.list(other, {}, { limit: 1 })))[0]!;
+      expect(await list({}, { limit: 10, after: foreign.id })).toEqual([]);
+    });
+
+    it('activities: odd limits page exactly as the memory store does', async () => {
+      const org = fresh('org');
+      const ids = Array.from({ length: 5 }, () => activityId());
+      await tx(async (t) => {
+        for (const id of ids) await t.activities.insert(activity(org, { id }));
+      });
+      const count = (limit: number, cursor?: 'before') =>
+        tx((t) =>
+          t.activities.list(org, {}, { limit, ...(cursor ? { before: ids[0]! } : {}) }),
+        ).then((rows) => rows.length);
+      expect(await count(2.5)).toBe(2);
+      expect(await count(-1)).toBe(4);
+      expect(await count(Number.NaN)).toBe(0);
+      expect(await count(Number.POSITIVE_INFINITY)).toBe(5);
+      expect(await count(2.5, 'before')).toBe(3);
+      expect(await count(-1, 'before')).toBe(0);
+      expect(await count(Number.NaN, 'before')).toBe(4);
+    });
+  });
+
+  describe.skipIf(skip)('copies and transactions', () => {
+    it('returns copies: mutating what went in or came out changes nothing stored', async () => {
+      const org = fresh('org');
+      const u = user(org, { userTags: ['a'] });
+      const p = privateKey(org);
+      const a = activity(org, { parameters: { deep: { value: 1 } } });
+      const snapshot = structuredClone({ u, p, a });
+      await tx(async (t) => {
+        await t.users.insert(u);
+        await t.privateKeys.insert(p);
+        await t.activities.insert(a);
+      });
+      u.userTags.push('mutated');
+      p.addresses[0]!.address = 'mutated';
+      (a.parameters.deep as { value: number }).value = 2;
+      const first = await tx(async (t) => ({
+        u: (await t.users.get(org, u.userId))!,
+        p: (await t.privateKeys.get(org, p.privateKeyId))!,
+        a: (await t.activities.get(org, a.id))!,
+      }));
+      expect(first).toEqual(snapshot);
+      first.u.userTags.push('x');
+      first.p.addresses.pop();
+      (first.a.parameters.deep as { value: number }).value = 3;
+      const second = await tx(async (t) => ({
+        u: await t.users.get(org, u.userId),
+        p: await t.privateKeys.get(org, p.privateKeyId),
+        a: await t.activities.get(org, a.id),
+      }));
+      expect(second).toEqual(snapshot);
+      const lists = await tx(async (t) => [await t.users.list(org), await t.users.list(org)]);
+      expect(lists[0]).not.toBe(lists[1]);
+      expect(lists[0]![0]).not.toBe(lists[1]![0]);
+    });
+
+    it('a transaction that throws leaves nothing behind', async () => {
+      const org = organization();
+      const o = org.organizationId;
+      const u = user(o);
+      const k = apiKey(o, u.userId);
+      const w = wallet(o);
+      const acc = account(o, w.walletId);
+      const p = privateKey(o);
+      const act = activity(o);
+      const existing = user(o, { userName: 'before' });
+      await tx((t) => t.users.insert(existing));
+      const boom = new Error('boom');
+      await expect(
+        tx(async (t) => {
+          await t.organizations.insert(org);
+          await t.users.insert(u);
+          await t.apiKeys.insert(k);
+          await t.wallets.insert(w);
+          await t.walletAccounts.insert(acc);
+          await t.privateKeys.insert(p);
+          await t.activities.insert(act);
+          await t.users.update({ ...existing, userName: 'after' });
+          await t.users.delete(o, existing.userId);
+          // Reads inside the transaction see its own writes.
+          expect(await t.activities.findByFingerprint(act.fingerprint)).toEqual(act);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      const after = await tx(async (t) => ({
+        org: await t.organizations.get(o),
+        users: await t.users.list(o),
+        keys: await t.apiKeys.listByOrganization(o),
+        key: await t.apiKeys.findByPublicKey(o, k.publicKey),
+        wallets: await t.wallets.list(o),
+        accounts: await t.walletAccounts.list(o),
+        account: await t.walletAccounts.findByAddress(o, acc.address),
+        path: await t.walletAccounts.findByPath(o, w.walletId, acc.path),
+        privateKeys: await t.privateKeys.list(o),
+        byAddress: await t.privateKeys.findByAddress(o, p.addresses[0]!.address),
+        activity: await t.activities.get(o, act.id),
+        activities: await t.activities.list(o, {}, { limit: 10 }),
+        fingerprint: await t.activities.findByFingerprint(act.fingerprint),
+      }));
+      expect(after).toEqual({
+        org: undefined,
+        users: [existing],
+        keys: [],
+        key: undefined,
+        wallets: [],
+        accounts: [],
+        account: undefined,
+        path: undefined,
+        privateKeys: [],
+        byAddress: undefined,
+        activity: undefined,
+        activities: [],
+        fingerprint: undefined,
+      });
+      // And everything can be written again.
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.activities.insert(act);
+        await t.walletAccounts.insert(acc);
+      });
+    });
+
+    it('a conflict caught inside a transaction does not spoil it', async () => {
+      const o = fresh('org');
+      const first = activity(o);
+      await tx((t) => t.activities.insert(first));
+      const second = activity(o);
+      const result = await tx(async (t) => {
+        const duplicate = activity(o, { fingerprint: first.fingerprint });
+        const constraint = await t.activities.insert(duplicate).then(
+          () => 'none',
+          (e: StoreConflictError) => e.constraint,
+        );
+        await t.activities.insert(second);
+        return constraint;
+      });
+      expect(result).toBe('activity_fingerprint');
+      expect(await tx((t) => t.activities.get(o, second.id))).toEqual(second);
+    });
+
+    it('returns the value of the work; a later transaction sees committed writes', async () => {
+      const w = wallet(fresh('org'));
+      expect(
+        await tx(async (t) => {
+          await t.wallets.insert(w);
+          return 'done';
+        }),
+      ).toBe('done');
+      expect(await tx((t) => t.wallets.get(w.organizationId, w.walletId))).toEqual(w);
+    });
+  });
+  describe.skipIf(skip || target.name === 'memory')('SQL store only', () => {
+    it('refuses a transaction object used after its transaction ended', async () => {
+      let escaped: StoreTransaction | undefined;
+      await tx(async (t) => {
+        escaped = t;
+      });
+      await expect(escaped!.users.list(fresh('org'))).rejects.toThrow(/transaction is closed/);
+    });
+
+    it('a failed upsert aborts the database transaction: COMMIT reports it, nothing is kept', async () => {
+      // The memory store would commit here: a StoreConflictError from an *update* is
+      // caught and the work returns normally. Postgres cannot continue an aborted
+      // transaction, so the store throws TransactionAbortedError (reported as a gap).
+      const o = fresh('org');
+      const a = activity(o);
+      const b = activity(o);
+      await tx((t) => t.activities.insert(a));
+      const outcome = await tx(async (t) => {
+        await t.activities.insert(b);
+        const constraint = await t.activities.update({ ...b, fingerprint: a.fingerprint }).then(
+          () => 'none',
+          (e: StoreConflictError) => e.constraint,
+        );
+        expect(constraint).toBe('activity_fingerprint');
+      }).catch((e: unknown) => e);
+      expect(outcome).toBeInstanceOf(TransactionAbortedError);
+      expect(await tx((t) => t.activities.get(o, b.id))).toBeUndefined();
+    });
+
+    it('answers a readiness ping', async () => {
+      await (store as SqlStore).ping();
+    });
+  });
+});

@@ -1,0 +1,69 @@
+/**
+ * Which Store a server runs on, and the master key that goes with it: in memory (a random key
+ * unless one is given), embedded PGlite in a data directory (the key file beside it), or a
+ * Postgres server shared by many instances (the key from the environment, so all share it).
+ * @module
+ */
+import type { Store } from '@keyhold/activities';
+import { MemoryStore } from '@keyhold/store-memory';
+import { createPgliteStore, createPostgresStore } from '@keyhold/store-postgres';
+import { generateMasterKey } from '@keyhold/vault-software';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { openDataDirectory } from './data-directory.js';
+
+export const DEFAULT_DATA_DIR = '.keyhold/data';
+
+export type StoreChoice =
+  | { kind: 'memory' }
+  | { kind: 'data'; dir: string }
+  | { kind: 'postgres'; url: string };
+
+export interface OpenedStore {
+  kind: StoreChoice['kind'];
+  store: Store;
+  masterKey: Uint8Array;
+}
+
+export class StoreConfigurationError extends Error {
+  override name = 'StoreConfigurationError';
+}
+
+export async function openStore(
+  choice: StoreChoice,
+  options: { env: 'development' | 'production'; masterKeyHex?: string },
+): Promise<OpenedStore> {
+  const given = options.masterKeyHex ? hexToBytes(options.masterKeyHex) : undefined;
+  switch (choice.kind) {
+    case 'memory': {
+      if (!given && options.env === 'production') {
+        throw new StoreConfigurationError(
+          'production needs KEYHOLD_MASTER_KEY; refusing to generate one',
+        );
+      }
+      return { kind: 'memory', store: new MemoryStore(), masterKey: given ?? generateMasterKey() };
+    }
+    case 'data': {
+      const dir = await openDataDirectory(choice.dir, {
+        env: options.env,
+        ...(options.masterKeyHex ? { masterKeyHex: options.masterKeyHex } : {}),
+      });
+      return {
+        kind: 'data',
+        store: await createPgliteStore({ dataDir: dir.pgdata }),
+        masterKey: dir.masterKey,
+      };
+    }
+    case 'postgres': {
+      if (!given) {
+        throw new StoreConfigurationError(
+          '--postgres needs KEYHOLD_MASTER_KEY (64 hex characters), shared by every instance',
+        );
+      }
+      return {
+        kind: 'postgres',
+        store: await createPostgresStore({ connectionString: choice.url }),
+        masterKey: given,
+      };
+    }
+  }
+}
