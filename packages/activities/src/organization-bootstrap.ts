@@ -5,10 +5,12 @@
  * @module
  */
 import type { ApiKeyCurve } from '@keyhold/protocol';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { normalizeApiPublicKey } from './api-key-public-key.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
-import type { Store } from './ports/store.js';
+import { type Store, StoreConflictError } from './ports/store.js';
 
 export interface BootstrapInput {
   organizationName: string;
@@ -35,6 +37,31 @@ export async function bootstrapOrganization(
   deps: { store: Store; ids: Ids; clock: Clock },
   input: BootstrapInput,
 ): Promise<BootstrapResult> {
+  try {
+    return await bootstrapOnce(deps, input);
+  } catch (error) {
+    // Another instance bootstrapped the same organization at the same moment: its id is
+    // derived from the name, so our insert collided; read what it wrote.
+    if (error instanceof StoreConflictError) return bootstrapOnce(deps, input);
+    throw error;
+  }
+}
+
+/** The id of a bootstrap organization: derived from its name, so racing instances agree. */
+export function bootstrapOrganizationId(organizationName: string): string {
+  const h = sha256(
+    new TextEncoder().encode(`keyhold/bootstrap-organization/v1:${organizationName}`),
+  );
+  h[6] = 0x40 | (h[6]! & 0x0f);
+  h[8] = 0x80 | (h[8]! & 0x3f);
+  const hex = bytesToHex(h.subarray(0, 16));
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+async function bootstrapOnce(
+  deps: { store: Store; ids: Ids; clock: Clock },
+  input: BootstrapInput,
+): Promise<BootstrapResult> {
   const curve = input.apiKeyCurve ?? 'API_KEY_CURVE_P256';
   const publicKey = normalizeApiPublicKey(curve, input.apiPublicKey);
   return deps.store.transaction(async (tx) => {
@@ -54,7 +81,7 @@ export async function bootstrapOrganization(
       };
     }
     const now = deps.clock.now();
-    const organizationId = deps.ids.uuid();
+    const organizationId = bootstrapOrganizationId(input.organizationName);
     const userId = deps.ids.uuid();
     const apiKeyId = deps.ids.uuid();
     await tx.organizations.insert({

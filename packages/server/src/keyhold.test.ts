@@ -101,3 +101,25 @@ describe('createKeyhold (embedded)', () => {
     ).rejects.toBeInstanceOf(KeyholdActivityError);
   });
 });
+
+describe('bootstrap', () => {
+  it('is idempotent, also when two calls race', async () => {
+    const keyhold = createKeyhold({ logger: silentLogger });
+    const key = generateApiKeyPair();
+    const [a, b] = await Promise.all([
+      keyhold.bootstrap({ organizationName: 'Race', apiPublicKey: key.publicKey }),
+      keyhold.bootstrap({ organizationName: 'Race', apiPublicKey: key.publicKey }),
+    ]);
+    expect(b.organizationId).toBe(a.organizationId);
+    expect(b.userId).toBe(a.userId);
+    expect([a.created, b.created].sort()).toEqual([false, true]);
+  });
+
+  it('refuses a second bootstrap of the same name with another key', async () => {
+    const keyhold = createKeyhold({ logger: silentLogger });
+    await keyhold.bootstrap({ organizationName: 'Once', apiPublicKey: generateApiKeyPair().publicKey });
+    await expect(
+      keyhold.bootstrap({ organizationName: 'Once', apiPublicKey: generateApiKeyPair().publicKey }),
+    ).rejects.toThrow('already exists with other root credentials');
+  });
+});
