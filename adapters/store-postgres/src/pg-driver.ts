@@ -4,10 +4,16 @@
  * and gives the connection back. Several Keyhold instances can share one database.
  * @module
  */
+import { StoreUnavailableError } from '@keyhold/activities';
 import pg from 'pg';
 import { runMigrations } from './migrations.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
-import { type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
+import {
+  asUnavailable,
+  type SqlClient,
+  type SqlDriver,
+  TransactionAbortedError,
+} from './sql-client.js';
 import { SqlStore } from './sql-store.js';
 import { StoreOpenError } from './store-open-error.js';
 
@@ -29,8 +35,26 @@ export class PgDriver implements SqlDriver {
     this.begin = `BEGIN; SET LOCAL search_path TO ${quoteSchema(schema)}`;
   }
 
+  /**
+   * A connection that cannot be had (refused, unreachable, pool wait over
+   * `connectionTimeoutMillis`) or that breaks during the transaction is a
+   * StoreUnavailableError; so is a lost COMMIT, whose outcome the client cannot know — a
+   * retry of the same request body is safe, because one body is one activity.
+   */
   async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
-    const connection = await this.pool.connect();
+    let connection: pg.PoolClient;
+    try {
+      connection = await this.pool.connect();
+    } catch (error) {
+      throw asUnavailable(error);
+    }
+    // A checked-out client whose socket dies emits 'error'; unheard, that event would crash
+    // the process. The failing query rejects with the same error, which is what we act on.
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost ??= error;
+    };
+    connection.on('error', onError);
     // A connection whose state is unknown (ROLLBACK failed) is destroyed, not reused.
     let broken: Error | undefined;
     try {
@@ -47,14 +71,18 @@ export class PgDriver implements SqlDriver {
       if (commit.command === 'ROLLBACK') throw new TransactionAbortedError();
       return result;
     } catch (error) {
-      try {
-        await connection.query('ROLLBACK');
-      } catch (rollbackError) {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      if (!lost) {
+        try {
+          await connection.query('ROLLBACK');
+        } catch (rollbackError) {
+          broken =
+            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        }
       }
-      throw error;
+      throw asUnavailable(error);
     } finally {
-      connection.release(broken);
+      connection.off('error', onError);
+      connection.release(lost ?? broken);
     }
   }
 
@@ -86,6 +114,8 @@ const UNREACHABLE = new Set([
 /** Why a connection failed, if the reason is that the server is not there. */
 function unreachable(error: unknown): string | undefined {
   if (error instanceof StoreOpenError || typeof error !== 'object' || error === null) return;
+  // The driver reports connection failures as StoreUnavailableError; the cause says why.
+  if (error instanceof StoreUnavailableError) return unreachable(error.cause) ?? error.message;
   const { code, errors, message } = error as {
     code?: unknown;
     errors?: { code?: unknown }[];

@@ -4,7 +4,7 @@
  * Both drivers speak the same Postgres dialect, so the store's SQL is written once.
  * @module
  */
-import { StoreConflictError } from '@keyhold/activities';
+import { StoreConflictError, StoreUnavailableError } from '@keyhold/activities';
 import { CONSTRAINT_NAMES } from './schema.js';
 
 export type Row = Record<string, unknown>;
@@ -40,16 +40,94 @@ export class TransactionAbortedError extends Error {
 interface DatabaseErrorLike {
   code?: unknown;
   constraint?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  errors?: unknown;
+}
+
+/**
+ * Socket and resolver errors (Node's `error.code`) that mean the database cannot be reached
+ * or the connection to it broke.
+ */
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATEs besides class 08 (connection exception) that mean the server is not serving:
+ * 57P01 admin_shutdown (the connection was terminated), 57P02 crash_shutdown, 57P03
+ * cannot_connect_now (starting up or shutting down), 53300 too_many_connections.
+ */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+
+/**
+ * What `pg` and `pg-pool` say when a connection is lost or cannot be had in time:
+ * "Connection terminated unexpectedly", "Connection terminated due to connection timeout",
+ * "timeout exceeded when trying to connect", "Client has encountered a connection error and
+ * is not queryable".
+ */
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated\b/,
+  /^timeout exceeded when trying to connect$/,
+  /^Client has encountered a connection error and is not queryable$/,
+];
+
+/**
+ * Why an error means "the database is unavailable" (a connection-level failure, not a
+ * statement the database refused), or `undefined` when it does not. Looks through `cause`
+ * and through an AggregateError's `errors` (Node's failed dual-stack connect).
+ */
+export function unavailableReason(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== 'object' || error === null || depth > 5) return undefined;
+  if (error instanceof StoreUnavailableError) return error.message;
+  const { code, message, cause, errors } = error as DatabaseErrorLike;
+  if (typeof code === 'string') {
+    if (UNAVAILABLE_ERRNOS.has(code)) return code;
+    if (code.startsWith('08') || UNAVAILABLE_SQLSTATES.has(code)) return `SQLSTATE ${code}`;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => m.test(message))) {
+    return message;
+  }
+  for (const inner of [cause, ...(Array.isArray(errors) ? errors : [])]) {
+    const reason = unavailableReason(inner, depth + 1);
+    if (reason) return reason;
+  }
+  return undefined;
+}
+
+/**
+ * A connection-level failure as the port's StoreUnavailableError (the original kept as
+ * `cause`, its message naming only the errno, SQLSTATE or driver message — never a
+ * connection string); any other error unchanged.
+ */
+export function asUnavailable(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError) return error;
+  const reason = unavailableReason(error);
+  if (reason === undefined) return error;
+  const unavailable = new StoreUnavailableError(reason);
+  unavailable.cause = error;
+  return unavailable;
 }
 
 /**
  * Turns a Postgres unique violation (SQLSTATE 23505) into the port's StoreConflictError,
- * naming the constraint the way the port does; other errors pass through unchanged.
+ * naming the constraint the way the port does, and a connection-level failure (see
+ * `unavailableReason`) into StoreUnavailableError; other errors pass through unchanged.
  */
 export function translateDatabaseError(error: unknown): unknown {
   if (typeof error !== 'object' || error === null) return error;
   const { code, constraint } = error as DatabaseErrorLike;
-  if (code !== '23505') return error;
+  if (code !== '23505') return asUnavailable(error);
   const name = typeof constraint === 'string' ? constraint : 'unknown';
   const conflict = new StoreConflictError(CONSTRAINT_NAMES[name] ?? name);
   conflict.cause = error;

@@ -1,8 +1,11 @@
 /**
- * Keyhold against its own conformance suite: every property, once against an in-process
- * `createKeyhold()` (no HTTP) and once against a real Express server on a free port; then
- * the suite against deliberately broken variants, to show each property can fail.
- * `CONFORMANCE_RUNS=500` (default 20) and `CONFORMANCE_SEED=…` tune the first two.
+ * Keyhold against its own conformance suite: every property against an in-process
+ * `createKeyhold()` (no HTTP) and against a real Express server on a free port, on every
+ * store — memory, PGlite (in memory) and Postgres (a schema of its own, dropped afterwards);
+ * then the suite against deliberately broken variants, to show each property can fail.
+ * Without a reachable Postgres the Postgres runs are skipped with a loud warning, unless CI is
+ * set, where that fails the file. `CONFORMANCE_RUNS=500` (default 20) and `CONFORMANCE_SEED=…`
+ * tune the runs against correct targets.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -19,6 +22,14 @@ import {
 } from '@keyhold/conformance';
 import type { RawRequest, RawResponse } from '@keyhold/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The store targets of the store-postgres tests (no package export: test-only code).
+import {
+  memoryTarget,
+  pgliteTarget,
+  postgresReachable,
+  postgresTarget,
+  type Target,
+} from '../../../adapters/store-postgres/src/testing/targets.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold, type Keyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
@@ -29,73 +40,104 @@ const SEED =
   process.env.CONFORMANCE_SEED === undefined ? undefined : Number(process.env.CONFORMANCE_SEED);
 const options = { numRuns: NUM_RUNS, ...(SEED === undefined ? {} : { seed: SEED }) };
 
-describe('conformance: in-process createKeyhold()', () => {
-  let keyhold: Keyhold;
-  let target: ConformanceTarget;
+// In CI a missing Postgres throws here, failing the file; elsewhere it warns and skips.
+const withPostgres = await postgresReachable();
 
-  beforeAll(async () => {
-    keyhold = createKeyhold({ logger: silentLogger });
-    const key = generateApiKeyPair();
-    const { organizationId } = await keyhold.bootstrap({
-      organizationName: 'Conformance',
-      apiPublicKey: key.publicKey,
-    });
-    target = handlerTarget({
-      handler: keyhold,
-      organizationId,
-      apiPrivateKey: key.privateKey,
-      apiPublicKey: key.publicKey,
-    });
-  });
+/**
+ * One target per store kind for the whole file: PGlite is one in-memory instance (one schema
+ * per Keyhold), Postgres one schema per Keyhold. Each property creates its own data in the
+ * target's one organization, so the properties share a Keyhold.
+ */
+const stores: { target: Target; enabled: boolean }[] = [
+  { target: memoryTarget(), enabled: true },
+  { target: pgliteTarget('shared'), enabled: true },
+  { target: postgresTarget(), enabled: withPostgres },
+];
 
-  afterAll(async () => {
-    await keyhold?.close();
-  });
-
-  for (const property of conformanceProperties) {
-    it(property.name, () => property.run(target, options));
-  }
+afterAll(async () => {
+  // After every Keyhold (and so every store) of the file is closed.
+  for (const { target } of stores) await target.dispose();
 });
 
-describe('conformance: Express server (startServer)', () => {
-  let server: RunningServer;
-  let target: ConformanceTarget;
+for (const { target: storeTarget, enabled } of stores) {
+  describe.skipIf(!enabled)(
+    `conformance: in-process createKeyhold() on ${storeTarget.name}`,
+    () => {
+      let keyhold: Keyhold;
+      let target: ConformanceTarget;
 
-  beforeAll(async () => {
-    const key = generateApiKeyPair();
-    server = await startServer({
-      port: 0,
-      logger: silentLogger,
-      bootstrapApiPublicKey: key.publicKey,
-    });
-    target = httpTarget({
-      baseUrl: server.url,
-      organizationId: server.organizationId!,
-      apiPrivateKey: key.privateKey,
-    });
-  });
+      beforeAll(async () => {
+        keyhold = createKeyhold({ store: await storeTarget.open(), logger: silentLogger });
+        const key = generateApiKeyPair();
+        const { organizationId } = await keyhold.bootstrap({
+          organizationName: 'Conformance',
+          apiPublicKey: key.publicKey,
+        });
+        target = handlerTarget({
+          handler: keyhold,
+          organizationId,
+          apiPrivateKey: key.privateKey,
+          apiPublicKey: key.publicKey,
+          name: `in-process on ${storeTarget.name}`,
+        });
+      });
 
-  afterAll(async () => {
-    await server?.close();
-  });
+      afterAll(async () => {
+        await keyhold?.close();
+      });
 
-  for (const property of conformanceProperties) {
-    it(property.name, () => property.run(target, options));
-  }
+      for (const property of conformanceProperties) {
+        it(property.name, () => property.run(target, options));
+      }
+    },
+  );
 
-  it('runConformance (what `keyhold conformance` runs) reports every property passing', async () => {
-    const lines: string[] = [];
-    const report = await runConformance({
-      baseUrl: server.url,
-      organizationId: target.organizationId,
-      apiPrivateKey: target.apiPrivateKey,
-      numRuns: 3,
-      log: (line) => lines.push(line),
-    });
-    expect(report.results.filter((r) => !r.ok)).toEqual([]);
-    expect(lines.at(-1)).toBe(`${conformanceProperties.length} passed, 0 failed`);
-  });
-});
+  describe.skipIf(!enabled)(
+    `conformance: Express server (startServer) on ${storeTarget.name}`,
+    () => {
+      let server: RunningServer;
+      let target: ConformanceTarget;
+
+      beforeAll(async () => {
+        const key = generateApiKeyPair();
+        server = await startServer({
+          port: 0,
+          store: await storeTarget.open(),
+          logger: silentLogger,
+          bootstrapApiPublicKey: key.publicKey,
+        });
+        target = httpTarget({
+          baseUrl: server.url,
+          organizationId: server.organizationId!,
+          apiPrivateKey: key.privateKey,
+        });
+      });
+
+      afterAll(async () => {
+        await server?.close();
+      });
+
+      for (const property of conformanceProperties) {
+        it(property.name, () => property.run(target, options));
+      }
+
+      if (storeTarget.name === 'memory') {
+        it('runConformance (what `keyhold conformance` runs) reports every property passing', async () => {
+          const lines: string[] = [];
+          const report = await runConformance({
+            baseUrl: server.url,
+            organizationId: target.organizationId,
+            apiPrivateKey: target.apiPrivateKey,
+            numRuns: 3,
+            log: (line) => lines.push(line),
+          });
+          expect(report.results.filter((r) => !r.ok)).toEqual([]);
+          expect(lines.at(-1)).toBe(`${conformanceProperties.length} passed, 0 failed`);
+        });
+      }
+    },
+  );
+}
 
 /**
  * The suite must catch broken implementations: each mutant wraps a correct Keyhold with one
