@@ -53,17 +53,28 @@ describe('the HTTP surface', () => {
 
   it('answers known but unserved endpoints with 501', async () => {
     const submit = await post(
-      '/public/v1/submit/create_policy',
-      envelope('ACTIVITY_TYPE_CREATE_POLICY_V3', {}),
+      '/public/v1/submit/create_invitations',
+      envelope('ACTIVITY_TYPE_CREATE_INVITATIONS', {}),
     );
     expect(submit.status).toBe(501);
     expectStatus(submit.json, 12, 'activity type not supported');
     const query = await post(
-      '/public/v1/query/list_policies',
+      '/public/v1/query/get_authenticators',
       JSON.stringify({ organizationId: server.organizationId }),
     );
     expect(query.status).toBe(501);
     expectStatus(query.json, 12, 'query not supported');
+  });
+
+  it('answers an unserved version of a served endpoint with 501 (CREATE_POLICY V1, V2)', async () => {
+    for (const type of ['ACTIVITY_TYPE_CREATE_POLICY', 'ACTIVITY_TYPE_CREATE_POLICY_V2']) {
+      const submit = await post(
+        '/public/v1/submit/create_policy',
+        envelope(type, { policyName: 'p', selectors: [], effect: 'EFFECT_ALLOW' }),
+      );
+      expect(submit.status).toBe(501);
+      expectStatus(submit.json, 12, 'activity type not supported');
+    }
   });
 
   it('answers GET on an endpoint with 405', async () => {
@@ -247,5 +258,20 @@ describe('text the stores cannot keep', () => {
     const { status, json } = await post('/public/v1/submit/create_wallet', body);
     expect(status).toBe(400);
     expectStatus(json, 3, 'bad request body');
+  });
+});
+
+describe('draining', () => {
+  it('answers readiness 503 once the instance begins to drain', async () => {
+    const other = await startServer({ port: 0, logger: silentLogger });
+    other.keyhold.beginDrain();
+    const res = await fetch(`${other.url}/ready`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({
+      status: 'unavailable',
+      errorCode: 'DRAINING',
+      retryable: true,
+    });
+    await other.close();
   });
 });

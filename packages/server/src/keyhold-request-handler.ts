@@ -55,6 +55,9 @@ export interface KeyholdRequestHandlerDeps {
 }
 
 export class KeyholdRequestHandler implements RequestHandler {
+  /** Set when the server begins to drain: readiness answers 503 so balancers stop routing here. */
+  draining = false;
+
   constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
 
   async handle(request: RawRequest): Promise<RawResponse> {
@@ -111,6 +114,12 @@ export class KeyholdRequestHandler implements RequestHandler {
 
   /** Readiness: 200 when the store answers, 503 with a reason when it does not. */
   private async readiness(): Promise<RawResponse> {
+    if (this.draining) {
+      return {
+        ...json(503, { status: 'unavailable', errorCode: 'DRAINING', retryable: true }),
+        headers: { ...BASE_HEADERS, 'retry-after': '1' },
+      };
+    }
     try {
       await this.deps.store.ping?.();
       return json(200, { status: 'ready' });

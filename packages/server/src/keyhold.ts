@@ -31,6 +31,7 @@ import {
   softwareVaultModule,
 } from './container-modules.js';
 import { KeyholdClient, type KeyholdClientOptions } from './keyhold-client.js';
+import type { KeyholdRequestHandler } from './keyhold-request-handler.js';
 import { Logger } from './logger.js';
 import { deriveSignerKey, SignerKey, signerKeyFrom } from './signer-key.js';
 
@@ -50,6 +51,8 @@ export interface KeyholdOptions {
   signerKey?: Uint8Array;
   /** How far a request's `timestampMs` may be from now. Default 5 minutes. */
   timestampToleranceMs?: number;
+  /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
+  consensusExpiryMs?: number;
   /** Extra inversify modules, loaded last: they may `rebind` any port. */
   modules?: ContainerModule[];
 }
@@ -92,8 +95,14 @@ export class Keyhold implements RequestHandler {
     return new KeyholdClient(this, options, this.container.get<Clock>(Clock));
   }
 
+  /** Marks the instance as draining: `/ready` answers 503 from now on. */
+  beginDrain(): void {
+    this.container.get<KeyholdRequestHandler>(ServerTokens.RequestHandler).draining = true;
+  }
+
   /** Closes the store, and the vault when it holds a resource (an HSM session). */
   async close(): Promise<void> {
+    this.beginDrain();
     const vault = this.container.get<KeyVault & { close?: () => Promise<void> }>(KeyVault);
     await this.container.get<Store>(Store).close();
     await vault.close?.();
@@ -132,6 +141,8 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   const serviceOptions: ActivityServiceOptions = {};
   if (options.timestampToleranceMs !== undefined)
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;
+  if (options.consensusExpiryMs !== undefined)
+    serviceOptions.consensusExpiryMs = options.consensusExpiryMs;
   constant(ServerTokens.ActivityServiceOptions, serviceOptions);
   if (options.modules?.length) container.load(...options.modules);
   return new Keyhold(container);

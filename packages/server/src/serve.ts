@@ -59,6 +59,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),
     async close() {
+      keyhold.beginDrain();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
