@@ -1,6 +1,7 @@
 import type { Curve, HashFunction, PayloadEncoding } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { hashMessage, keccak256, sha256, stringToHex, toHex } from 'viem';
+import { hashAuthorization } from 'viem/utils';
 import { describe, expect, it } from 'vitest';
 import { preparePayload } from './payload.js';
 
@@ -41,14 +42,14 @@ const table: Row[] = [
   [K1, UTF8, SHA256, text, fromText.sha256],
   [K1, UTF8, KECCAK, text, fromText.keccak],
   [K1, UTF8, NA, text, 'INVALID_HASH_FUNCTION'],
-  [K1, EIP712, NO_OP, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [K1, EIP712, SHA256, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [K1, EIP712, KECCAK, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [K1, EIP712, NA, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [K1, EIP7702, NO_OP, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [K1, EIP7702, SHA256, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [K1, EIP7702, KECCAK, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [K1, EIP7702, NA, '{}', 'INVALID_PAYLOAD_ENCODING'],
+  [K1, EIP712, NO_OP, '{}', 'INVALID_PAYLOAD'],
+  [K1, EIP712, SHA256, '{}', 'INVALID_HASH_FUNCTION'],
+  [K1, EIP712, KECCAK, '{}', 'INVALID_HASH_FUNCTION'],
+  [K1, EIP712, NA, '{}', 'INVALID_PAYLOAD'],
+  [K1, EIP7702, NO_OP, '{}', 'INVALID_PAYLOAD'],
+  [K1, EIP7702, SHA256, '{}', 'INVALID_HASH_FUNCTION'],
+  [K1, EIP7702, KECCAK, '{}', 'INVALID_HASH_FUNCTION'],
+  [K1, EIP7702, NA, '{}', 'INVALID_PAYLOAD'],
 
   [R1, HEX, NO_OP, digestHex, fromHex.bytes],
   [R1, HEX, SHA256, digestHex, fromHex.sha256],
@@ -58,14 +59,14 @@ const table: Row[] = [
   [R1, UTF8, SHA256, text, fromText.sha256],
   [R1, UTF8, KECCAK, text, fromText.keccak],
   [R1, UTF8, NA, text, 'INVALID_HASH_FUNCTION'],
-  [R1, EIP712, NO_OP, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [R1, EIP712, SHA256, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [R1, EIP712, KECCAK, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [R1, EIP712, NA, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [R1, EIP7702, NO_OP, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [R1, EIP7702, SHA256, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [R1, EIP7702, KECCAK, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [R1, EIP7702, NA, '{}', 'INVALID_PAYLOAD_ENCODING'],
+  [R1, EIP712, NO_OP, '{}', 'INVALID_PAYLOAD'],
+  [R1, EIP712, SHA256, '{}', 'INVALID_HASH_FUNCTION'],
+  [R1, EIP712, KECCAK, '{}', 'INVALID_HASH_FUNCTION'],
+  [R1, EIP712, NA, '{}', 'INVALID_PAYLOAD'],
+  [R1, EIP7702, NO_OP, '{}', 'INVALID_CURVE'],
+  [R1, EIP7702, SHA256, '{}', 'INVALID_CURVE'],
+  [R1, EIP7702, KECCAK, '{}', 'INVALID_CURVE'],
+  [R1, EIP7702, NA, '{}', 'INVALID_CURVE'],
 
   [ED, HEX, NO_OP, digestHex, 'INVALID_HASH_FUNCTION'],
   [ED, HEX, SHA256, digestHex, 'INVALID_HASH_FUNCTION'],
@@ -75,14 +76,14 @@ const table: Row[] = [
   [ED, UTF8, SHA256, text, 'INVALID_HASH_FUNCTION'],
   [ED, UTF8, KECCAK, text, 'INVALID_HASH_FUNCTION'],
   [ED, UTF8, NA, text, fromText.bytes],
-  [ED, EIP712, NO_OP, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [ED, EIP712, SHA256, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [ED, EIP712, KECCAK, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [ED, EIP712, NA, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [ED, EIP7702, NO_OP, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [ED, EIP7702, SHA256, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [ED, EIP7702, KECCAK, '{}', 'INVALID_PAYLOAD_ENCODING'],
-  [ED, EIP7702, NA, '{}', 'INVALID_PAYLOAD_ENCODING'],
+  [ED, EIP712, NO_OP, '{}', 'INVALID_CURVE'],
+  [ED, EIP712, SHA256, '{}', 'INVALID_CURVE'],
+  [ED, EIP712, KECCAK, '{}', 'INVALID_CURVE'],
+  [ED, EIP712, NA, '{}', 'INVALID_CURVE'],
+  [ED, EIP7702, NO_OP, '{}', 'INVALID_CURVE'],
+  [ED, EIP7702, SHA256, '{}', 'INVALID_CURVE'],
+  [ED, EIP7702, KECCAK, '{}', 'INVALID_CURVE'],
+  [ED, EIP7702, NA, '{}', 'INVALID_CURVE'],
 ];
 
 function attempt(
@@ -107,16 +108,15 @@ describe('preparePayload: every encoding × hash function × curve', () => {
     expect(attempt(curve, encoding, hashFunction, payload)).toBe(expected);
   });
 
-  it('says EIP-712 and EIP-7702 are not supported yet', () => {
-    for (const encoding of [EIP712, EIP7702] as const) {
-      expect(() =>
-        preparePayload({ payload: '{}', encoding, hashFunction: NO_OP, curve: K1 }),
-      ).toThrow(
-        expect.objectContaining({
-          context: expect.objectContaining({ reason: `${encoding} is not supported yet` }),
-        }),
-      );
-    }
+  it('hashes EIP-712 and EIP-7702 payloads on the server (typed-data.test.ts, eip7702.test.ts)', () => {
+    const authorization = {
+      address: '0x63c0c19a282a1B52b07dD5a65b58948A07DAE32B',
+      chainId: 1,
+      nonce: 0,
+    } as const;
+    expect(attempt(K1, EIP7702, NO_OP, JSON.stringify(authorization))).toBe(
+      hashAuthorization(authorization).slice(2),
+    );
   });
 });
 

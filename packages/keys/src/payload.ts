@@ -7,7 +7,9 @@
  *   payload, NO_OP takes it as the digest and so it must be exactly 32 bytes. NOT_APPLICABLE
  *   is refused: ECDSA needs a digest.
  * - Ed25519 signs the message itself: only NOT_APPLICABLE is accepted.
- * - EIP712 and EIP7702_AUTHORIZATION encodings are refused as "not supported yet".
+ * - EIP712 (typed-data JSON) and EIP7702_AUTHORIZATION (`{address, chainId, nonce}` JSON): the
+ *   server computes the digest (`typed-data.ts`, `eip7702.ts`); the hash function must be NO_OP
+ *   (what `@turnkey/viem` sends) or NOT_APPLICABLE, the curve ECDSA (secp256k1 for EIP-7702).
  * @module
  */
 import {
@@ -22,6 +24,8 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { assertCurve, isEcdsaCurve } from './curves.js';
+import { prepareEip7702Payload } from './eip7702.js';
+import { prepareEip712Payload } from './typed-data.js';
 
 /** The signing parameters of a raw-payload request. */
 export interface PayloadRequest {
@@ -49,6 +53,12 @@ export function preparePayload(request: PayloadRequest): Uint8Array {
   const { payload, encoding, hashFunction, curve } = request;
   assertCurve(curve);
   checkEncoding(encoding);
+  if (encoding === 'PAYLOAD_ENCODING_EIP712') {
+    return prepareEip712Payload({ payload, hashFunction, curve });
+  }
+  if (encoding === 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION') {
+    return prepareEip7702Payload({ payload, hashFunction, curve });
+  }
   checkHashFunction(hashFunction, curve);
   const message = decode(payload, encoding);
   if (message.length === 0) refusePayload('payload is empty');
@@ -74,15 +84,6 @@ function checkEncoding(encoding: PayloadEncoding): void {
     throw new KeyholdError('INVALID_PAYLOAD_ENCODING', {
       encoding: String(encoding).slice(0, 64),
       reason: 'unknown payload encoding',
-    });
-  }
-  if (
-    encoding === 'PAYLOAD_ENCODING_EIP712' ||
-    encoding === 'PAYLOAD_ENCODING_EIP7702_AUTHORIZATION'
-  ) {
-    throw new KeyholdError('INVALID_PAYLOAD_ENCODING', {
-      encoding,
-      reason: `${encoding} is not supported yet`,
     });
   }
 }
