@@ -1,26 +1,34 @@
 /**
- * `pnpm bench`: what a signature costs, bare and end to end.
+ * `pnpm bench`: what a signature costs, bare and end to end, on every store.
  *
  * (a) Bare: one op = ONE P-256 stamp verification through `createOpenSslSignatureVerifier()`
  *     (what the server uses) then ONE recoverable secp256k1 signature with noble
  *     (`sign(digest, key, {prehash:false, format:'recovered'})`, as the software vault does),
  *     sequentially. That is the cryptographic floor of one sign_raw_payload request.
- * (b) End to end: stamped sign_raw_payload (V2, HEXADECIMAL + NO_OP, an Ethereum wallet
- *     account) requests against an Express Keyhold server in a CHILD process, over keep-alive
- *     HTTP at a fixed concurrency. Every body is stamped BEFORE the timed window (each with its
- *     own timestampMs and digest, so each is a new activity): client-side signing is not
- *     measured. Every response must be 200 with an activity COMPLETED; anything else counts as
- *     a failure.
- * Then: ratio e2e / bare.
+ * (b) End to end, once per store, in this order and in the same run: memory, PGlite (a fresh
+ *     data directory, as `keyhold serve --data`), Postgres (a fresh database, as
+ *     `keyhold serve --postgres`). Stamped sign_raw_payload (V2, HEXADECIMAL + NO_OP, an
+ *     Ethereum wallet account) requests against an Express Keyhold server in a CHILD process
+ *     (bench/server.ts), over keep-alive HTTP at a fixed concurrency. Every body is stamped
+ *     BEFORE the timed window (each with its own timestampMs and digest, so each is a new
+ *     activity): client-side signing is not measured. Every response must be 200 with an
+ *     activity COMPLETED; anything else counts as a failure.
+ * Then: each store's e2e req/s, its ratio to memory, and its ratio e2e / bare.
  *
- * Knobs (environment): BENCH_CONCURRENCY (16), BENCH_REQUESTS (15000), BENCH_SECONDS (20, the
- * cap on the timed e2e window), BENCH_BARE_SECONDS (4). Loops are bounded; 127.0.0.1 only.
+ * Knobs (environment): BENCH_STORES (memory,pglite,postgres), BENCH_CONCURRENCY (16),
+ * BENCH_REQUESTS (10000, the cap on timed requests per store), BENCH_SECONDS (12, the cap on
+ * each store's timed window), BENCH_BARE_SECONDS (4), BENCH_POSTGRES_URL
+ * (postgres://postgres@127.0.0.1:5432/test: where to create, and afterwards drop, the bench's
+ * own database; without a reachable Postgres that store is skipped with a message). Loops are
+ * bounded; 127.0.0.1 only.
  * @module
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { createRequire } from 'node:module';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -34,11 +42,23 @@ const env = (name: string, fallback: number) => {
   return value;
 };
 const CONCURRENCY = Math.floor(env('BENCH_CONCURRENCY', 16));
-const REQUESTS = Math.floor(env('BENCH_REQUESTS', 15_000));
-const E2E_SECONDS = env('BENCH_SECONDS', 20);
+const REQUESTS = Math.floor(env('BENCH_REQUESTS', 10_000));
+const E2E_SECONDS = env('BENCH_SECONDS', 12);
 const BARE_SECONDS = env('BENCH_BARE_SECONDS', 4);
 const WARMUP_REQUESTS = 300;
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const STORE_NAMES = ['memory', 'pglite', 'postgres'] as const;
+type StoreName = (typeof STORE_NAMES)[number];
+const STORES = (process.env.BENCH_STORES ?? STORE_NAMES.join(','))
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean) as StoreName[];
+for (const store of STORES) {
+  if (!STORE_NAMES.includes(store)) {
+    throw new Error(`BENCH_STORES: unknown store "${store}" (use ${STORE_NAMES.join(', ')})`);
+  }
+}
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const nowNs = () => process.hrtime.bigint();
 const msSince = (start: bigint) => Number(nowNs() - start) / 1e6;
@@ -161,13 +181,34 @@ interface Response {
   body: string;
 }
 
+/** How bench/server.ts opens a store (its second argument), and the environment it needs. */
+interface StoreSpec {
+  name: StoreName;
+  arg: string;
+  env: Record<string, string>;
+  /** Releases what was made for it (a data directory, a database). */
+  dispose(): Promise<void>;
+}
+
 function startChildServer(
   apiPublicKey: string,
+  store: StoreSpec,
 ): Promise<{ child: ChildProcess; info: ServerInfo }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--conditions=keyhold-source', join(ROOT, 'bench/server.ts'), apiPublicKey],
-    { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
+    [
+      '--import',
+      'tsx',
+      '--conditions=keyhold-source',
+      join(ROOT, 'bench/server.ts'),
+      apiPublicKey,
+      store.arg,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...store.env },
+    },
   );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
@@ -233,6 +274,8 @@ function post(
 }
 
 interface E2eResult {
+  store: StoreName;
+  startSeconds: number;
   concurrency: number;
   sent: number;
   completed: number;
@@ -247,10 +290,13 @@ interface E2eResult {
   verifiedSamples: number;
 }
 
-async function endToEnd(): Promise<E2eResult> {
+async function endToEnd(store: StoreSpec): Promise<E2eResult> {
   const apiKey = generateApiKeyPair();
   const stamper = createApiKeyStamper(apiKey.privateKey);
-  const { child, info } = await startChildServer(apiKey.publicKey);
+  const startAt = nowNs();
+  const { child, info } = await startChildServer(apiKey.publicKey, store);
+  const startSeconds = msSince(startAt) / 1000;
+  process.stdout.write(`  server started in ${fmt(startSeconds, 1)} s (not measured)\n`);
   const url = new URL(info.url);
   if (url.hostname !== '127.0.0.1')
     throw new Error(`refusing to benchmark a non-loopback server: ${info.url}`);
@@ -401,6 +447,8 @@ async function endToEnd(): Promise<E2eResult> {
 
     latencies.sort((a, b) => a - b);
     return {
+      store: store.name,
+      startSeconds,
       concurrency: CONCURRENCY,
       sent,
       completed,
@@ -443,6 +491,69 @@ async function accountPublicKey(
 }
 
 // ---------------------------------------------------------------------------------------
+// The stores
+
+/** `pg`, from the SQL adapter's dependencies (the workspace root does not depend on it). */
+interface PgClient {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  end(): Promise<void>;
+}
+const pg = createRequire(join(ROOT, 'adapters/store-postgres/package.json'))('pg') as {
+  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient;
+};
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query(sql);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** The store's spec, or a reason it cannot run here. */
+async function prepareStore(name: StoreName): Promise<StoreSpec | string> {
+  switch (name) {
+    case 'memory':
+      return { name, arg: 'memory', env: {}, dispose: async () => {} };
+    case 'pglite': {
+      const dir = mkdtempSync(join(tmpdir(), 'keyhold-bench-'));
+      return {
+        name,
+        arg: `data:${dir}`,
+        env: {},
+        dispose: async () => rmSync(dir, { recursive: true, force: true }),
+      };
+    }
+    case 'postgres': {
+      // A database of its own: the CLI's --postgres uses the `public` schema of its URL.
+      const database = `keyhold_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
+      try {
+        await adminQuery(`CREATE DATABASE "${database}"`);
+      } catch (error) {
+        return `Postgres at ${new URL(POSTGRES_URL).host} is unreachable (${error instanceof Error ? error.message : String(error)}); set BENCH_POSTGRES_URL`;
+      }
+      const url = new URL(POSTGRES_URL);
+      url.pathname = `/${database}`;
+      return {
+        name,
+        arg: `postgres:${url}`,
+        env: { KEYHOLD_MASTER_KEY: randomBytes(32).toString('hex') },
+        dispose: () => adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
+      };
+    }
+  }
+}
+
+const STORE_LABEL: Record<StoreName, string> = {
+  memory: 'memory (--memory)',
+  pglite: 'PGlite (--data, a fresh directory)',
+  postgres: `Postgres (--postgres, a fresh database on ${new URL(POSTGRES_URL).host})`,
+};
+
+// ---------------------------------------------------------------------------------------
 
 const cpu = cpus();
 const machine = `${cpu.length} CPU(s) ${cpu[0]?.model ?? '?'}, ${fmt(totalmem() / 2 ** 30, 1)} GiB, node ${process.version}, ${process.platform}/${process.arch}`;
@@ -460,24 +571,63 @@ process.stdout.write(
 const bare = await bareCost();
 process.stdout.write(
   `  ${fmt(bare.opsPerSecond)} ops/s  (${fmt(bare.ops)} ops in ${fmt(bare.seconds, 2)} s;` +
-    ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s)\n\n`,
+    ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s)\n`,
 );
 
-process.stdout.write(
-  `(b) end to end: sign_raw_payload V2 over keep-alive HTTP to a child-process Express server,` +
-    ` concurrency ${CONCURRENCY}, ${fmt(REQUESTS)} requests or ${E2E_SECONDS} s\n`,
-);
-const e2e = await endToEnd();
-process.stdout.write(
-  `  ${fmt(e2e.requestsPerSecond)} req/s  (${fmt(e2e.completed)} COMPLETED of ${fmt(e2e.sent)} in ${fmt(e2e.seconds, 2)} s;` +
-    ` failures ${e2e.failures})\n` +
-    `  latency p50 ${fmt(e2e.p50Ms, 2)} ms, p90 ${fmt(e2e.p90Ms, 2)} ms, p99 ${fmt(e2e.p99Ms, 2)} ms, max ${fmt(e2e.maxMs, 2)} ms\n` +
-    `  ${e2e.verifiedSamples} sampled signatures recovered to the account key\n`,
-);
-for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);
+const results: E2eResult[] = [];
+const skipped: { store: StoreName; reason: string }[] = [];
+for (const name of STORES) {
+  process.stdout.write(
+    `\n(b) end to end on ${STORE_LABEL[name]}: sign_raw_payload V2 over keep-alive HTTP to a` +
+      ` child-process Express server, concurrency ${CONCURRENCY}, ${fmt(REQUESTS)} requests or ${E2E_SECONDS} s\n`,
+  );
+  const spec = await prepareStore(name);
+  if (typeof spec === 'string') {
+    process.stdout.write(`  SKIPPED: ${spec}\n`);
+    skipped.push({ store: name, reason: spec });
+    continue;
+  }
+  let e2e: E2eResult;
+  try {
+    e2e = await endToEnd(spec);
+  } finally {
+    await spec.dispose();
+  }
+  results.push(e2e);
+  process.stdout.write(
+    `  ${fmt(e2e.requestsPerSecond)} req/s  (${fmt(e2e.completed)} COMPLETED of ${fmt(e2e.sent)} in ${fmt(e2e.seconds, 2)} s;` +
+      ` failures ${e2e.failures})\n` +
+      `  latency p50 ${fmt(e2e.p50Ms, 2)} ms, p90 ${fmt(e2e.p90Ms, 2)} ms, p99 ${fmt(e2e.p99Ms, 2)} ms, max ${fmt(e2e.maxMs, 2)} ms\n` +
+      `  ${e2e.verifiedSamples} sampled signatures recovered to the account key\n`,
+  );
+  for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);
+}
 
-const ratio = e2e.requestsPerSecond / bare.opsPerSecond;
-process.stdout.write(`\nratio e2e / bare = ${fmt(ratio, 2)}\nload average after: ${load()}\n`);
+const memory = results.find((r) => r.store === 'memory');
+const rows = results.map((r) => ({
+  ...r,
+  vsMemory: memory ? r.requestsPerSecond / memory.requestsPerSecond : Number.NaN,
+  vsBare: r.requestsPerSecond / bare.opsPerSecond,
+}));
+const pad = (text: string, width: number) => text.padStart(width);
+process.stdout.write(
+  `\nsummary (bare ${fmt(bare.opsPerSecond)} ops/s; concurrency ${CONCURRENCY})\n` +
+    `  ${'store'.padEnd(9)}${pad('req/s', 8)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('failures', 10)}${pad('/ memory', 10)}${pad('/ bare', 8)}\n`,
+);
+for (const r of rows) {
+  process.stdout.write(
+    `  ${r.store.padEnd(9)}${pad(fmt(r.requestsPerSecond), 8)}${pad(fmt(r.p50Ms, 1), 9)}${pad(fmt(r.p99Ms, 1), 9)}` +
+      `${pad(String(r.failures), 10)}${pad(Number.isNaN(r.vsMemory) ? '-' : fmt(r.vsMemory, 2), 10)}${pad(fmt(r.vsBare, 2), 8)}\n`,
+  );
+}
+for (const s of skipped) process.stdout.write(`  ${s.store.padEnd(9)}skipped: ${s.reason}\n`);
+const postgres = rows.find((r) => r.store === 'postgres');
+if (postgres && memory) {
+  process.stdout.write(
+    `aim: Postgres >= 0.5 x memory: ${fmt(postgres.vsMemory, 2)} — ${postgres.vsMemory >= 0.5 ? 'met' : 'NOT met'}\n`,
+  );
+}
+process.stdout.write(`load average after: ${load()}\n`);
 process.stdout.write(
   `${JSON.stringify({
     machine: { cpus: cpu.length, model: cpu[0]?.model, node: process.version, loadavg: loadavg() },
@@ -486,15 +636,18 @@ process.stdout.write(
       verifyOnlyPerSecond: Math.round(bare.verifyOnlyPerSecond),
       signOnlyPerSecond: Math.round(bare.signOnlyPerSecond),
     },
-    e2e: {
-      concurrency: e2e.concurrency,
-      requestsPerSecond: Math.round(e2e.requestsPerSecond),
-      sent: e2e.sent,
-      failures: e2e.failures,
-      p50Ms: Number(e2e.p50Ms.toFixed(2)),
-      p99Ms: Number(e2e.p99Ms.toFixed(2)),
-    },
-    ratio: Number(ratio.toFixed(3)),
+    e2e: rows.map((r) => ({
+      store: r.store,
+      concurrency: r.concurrency,
+      requestsPerSecond: Math.round(r.requestsPerSecond),
+      sent: r.sent,
+      failures: r.failures,
+      p50Ms: Number(r.p50Ms.toFixed(2)),
+      p99Ms: Number(r.p99Ms.toFixed(2)),
+      vsMemory: Number.isNaN(r.vsMemory) ? null : Number(r.vsMemory.toFixed(3)),
+      vsBare: Number(r.vsBare.toFixed(3)),
+    })),
+    skipped,
   })}\n`,
 );
-process.exitCode = e2e.failures > 0 ? 1 : 0;
+process.exitCode = rows.some((r) => r.failures > 0) ? 1 : 0;

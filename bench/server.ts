@@ -1,26 +1,54 @@
 /**
- * The benchmark's server process: `startServer()` (Express + in-memory store + software
- * vault + OpenSSL stamp verifier, exactly what `keyhold serve --memory` composes) on a free
- * port of 127.0.0.1, bootstrapped with the API public key given as the first argument.
- * Prints one JSON line `{"url","organizationId","userId"}` on stdout when it listens;
- * SIGTERM or SIGINT closes it and exits 0.
+ * The benchmark's server process: `startServer()` (Express + software vault + OpenSSL stamp
+ * verifier, exactly what `keyhold serve` composes) on a free port of 127.0.0.1, on the store
+ * named by the second argument, bootstrapped with the API public key given as the first.
+ *
+ *   bench/server.ts <api public key> [memory | data:<dir> | postgres:<url>]
+ *
+ * The store is opened by `openStore()`, the CLI's own store selection: `memory` (the default)
+ * is `keyhold serve --memory`, `data:<dir>` is `--data <dir>` (embedded PGlite in <dir>/pgdata,
+ * the master key in <dir>/master.key), `postgres:<url>` is `--postgres <url>` (the master key
+ * from KEYHOLD_MASTER_KEY). Prints one JSON line `{"url","organizationId","userId"}` on stdout
+ * when it listens; SIGTERM or SIGINT closes it and exits 0.
  *
  * Spawned by bench/run.ts; not meant to be run by hand (but it can be:
- * `tsx --conditions=keyhold-source bench/server.ts 02…`).
+ * `tsx --conditions=keyhold-source bench/server.ts 02… data:/tmp/bench`).
  * @module
  */
-import { silentLogger, startServer } from '@keyhold/server';
+// The CLI's store selection (not a package export of @keyhold/server).
+import { openStore, type StoreChoice, silentLogger, startServer } from '@keyhold/server';
+
+const usage = () => {
+  process.stderr.write(
+    'usage: bench/server.ts <compressed P-256 API public key hex> [memory | data:<dir> | postgres:<url>]\n',
+  );
+  process.exit(2);
+};
 
 const apiPublicKey = process.argv[2];
-if (!apiPublicKey || !/^0[23][0-9a-f]{64}$/.test(apiPublicKey)) {
-  process.stderr.write('usage: bench/server.ts <compressed P-256 API public key hex>\n');
-  process.exit(2);
-}
+if (!apiPublicKey || !/^0[23][0-9a-f]{64}$/.test(apiPublicKey)) usage();
+const spec = process.argv[3] ?? 'memory';
+const choice: StoreChoice | undefined =
+  spec === 'memory'
+    ? { kind: 'memory' }
+    : spec.startsWith('data:')
+      ? { kind: 'data', dir: spec.slice('data:'.length) }
+      : spec.startsWith('postgres:')
+        ? { kind: 'postgres', url: spec.slice('postgres:'.length) }
+        : undefined;
+if (!choice) usage();
 
+const masterKeyHex = process.env.KEYHOLD_MASTER_KEY;
+const opened = await openStore(choice!, {
+  env: 'development',
+  ...(masterKeyHex ? { masterKeyHex } : {}),
+});
 const server = await startServer({
   host: '127.0.0.1',
   port: 0,
   logger: silentLogger,
+  store: opened.store,
+  masterKey: opened.masterKey,
   bootstrapApiPublicKey: apiPublicKey,
   bootstrapOrganizationName: 'Bench',
 });

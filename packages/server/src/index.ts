@@ -18,6 +18,7 @@ export {
   signatureVerifierModule,
   softwareVaultModule,
 } from './container-modules.js';
+export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
 export { createKeyhold, Keyhold, type KeyholdOptions } from './keyhold.js';
 export {
   KeyholdActivityError,
@@ -29,3 +30,10 @@ export { KeyholdRequestHandler } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
 export { type RunningServer, type ServeOptions, startServer } from './serve.js';
 export { SignerKey, signerKeyFrom } from './signer-key.js';
+export {
+  DEFAULT_DATA_DIR,
+  type OpenedStore,
+  openStore,
+  type StoreChoice,
+  StoreConfigurationError,
+} from './store-selection.js';

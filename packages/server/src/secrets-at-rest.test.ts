@@ -1,0 +1,360 @@
+/**
+ * Secrets at rest: after wallets (12 and 24 words), wallet accounts and private keys on every
+ * curve are created — and used to sign — through the public API, no table of the SQL store
+ * (PGlite and Postgres) holds a plaintext secret in any column.
+ *
+ * The test holds the master key, so it opens the sealed values it reads from the store with a
+ * SoftwareKeyVault of its own and gets the real secrets back (checked: each private key gives
+ * the record's public key, each mnemonic has the wallet's length). It then reads every row of
+ * every table of the store's schema as `row_to_json(t)::text` and looks for: each mnemonic
+ * (whole, and every window of 3 consecutive words), its BIP39 entropy and 64-byte seed in hex
+ * and base64, and every private key in hex (any case), base64 and base64url.
+ *
+ * The scanner is shown to work on the same data: a marker planted in a wallet name, and a decoy
+ * "key" planted there as upper-case hex, are found; so are the sealed blobs and public keys it
+ * must see. Without Postgres the Postgres run is skipped loudly (CI: it fails).
+ */
+import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { type Store, Store as StoreId } from '@keyhold/activities';
+import { mnemonicToEntropy, mnemonicToSeedSync, publicKeyFromPrivateKey } from '@keyhold/keys';
+import type { Curve } from '@keyhold/protocol';
+import { createPgliteStore, createPostgresStore, KEYHOLD_TABLES } from '@keyhold/store-postgres';
+import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
+import { bytesToHex } from '@noble/hashes/utils.js';
+import { afterAll, describe, expect, it } from 'vitest';
+// Test helpers of the SQL adapter (no package export: test-only code).
+import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
+import {
+  dropSchemas,
+  POSTGRES_URL,
+  postgresReachable,
+  testSchema,
+} from '../../../adapters/store-postgres/src/testing/targets.js';
+import { generateApiKeyPair } from './api-key-signer.js';
+import { createKeyhold } from './keyhold.js';
+import { silentLogger } from './logger.js';
+
+/** A store under test plus read access to its raw rows. */
+interface Target {
+  store: Store;
+  schema: string;
+  /** Runs one SELECT and returns its rows. */
+  rows(sql: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  dispose(): Promise<void>;
+}
+
+async function pgliteTarget(): Promise<Target> {
+  const db = await templatePglite();
+  const schema = testSchema('secrets');
+  const store = await createPgliteStore({ pglite: db, schema });
+  return {
+    store,
+    schema,
+    rows: async (sql, params) => (await db.query<Record<string, unknown>>(sql, params)).rows,
+    dispose: () => db.close(),
+  };
+}
+
+/** `pg`, from the SQL adapter's dependencies (the server package does not depend on it). */
+interface PgClient {
+  connect(): Promise<unknown>;
+  query(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
+  end(): Promise<void>;
+}
+const pg = createRequire(new URL('../../../adapters/store-postgres/package.json', import.meta.url))(
+  'pg',
+) as { Client: new (config: { connectionString: string }) => PgClient };
+
+async function postgresTarget(): Promise<Target> {
+  const schema = testSchema('secrets');
+  const store = await createPostgresStore({ connectionString: POSTGRES_URL, schema });
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  return {
+    store,
+    schema,
+    rows: async (sql, params) => (await client.query(sql, params)).rows,
+    async dispose() {
+      await client.end();
+      await dropSchemas([schema]);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// What to look for
+
+interface Needle {
+  what: string;
+  text: string;
+  /** Hex: matched in any letter case. */
+  anyCase: boolean;
+}
+
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+/** Every encoding of some secret bytes the scan looks for. */
+function bytesNeedles(what: string, bytes: Uint8Array): Needle[] {
+  return [
+    { what: `${what} (hex)`, text: bytesToHex(bytes), anyCase: true },
+    { what: `${what} (base64)`, text: base64(bytes), anyCase: false },
+    { what: `${what} (base64url)`, text: base64url(bytes), anyCase: false },
+  ];
+}
+
+function mnemonicNeedles(what: string, mnemonic: string): Needle[] {
+  const words = mnemonic.split(' ');
+  const needles: Needle[] = [{ what: `${what} mnemonic`, text: mnemonic, anyCase: true }];
+  for (let i = 0; i + 3 <= words.length; i++) {
+    const window = words.slice(i, i + 3);
+    needles.push(
+      { what: `${what} mnemonic words ${i}-${i + 2}`, text: window.join(' '), anyCase: true },
+      // The words as a JSON array, and as one inside a JSON string (a stored request body).
+      {
+        what: `${what} mnemonic words ${i}-${i + 2} (list)`,
+        text: window.join('","'),
+        anyCase: true,
+      },
+      {
+        what: `${what} mnemonic words ${i}-${i + 2} (escaped list)`,
+        text: window.join('\\",\\"'),
+        anyCase: true,
+      },
+    );
+  }
+  return [
+    ...needles,
+    ...bytesNeedles(`${what} BIP39 entropy`, mnemonicToEntropy(mnemonic)),
+    ...bytesNeedles(`${what} BIP39 seed`, mnemonicToSeedSync(mnemonic)),
+  ];
+}
+
+/** Every row of every table of the schema, as JSON text, by table. */
+async function dumpSchema(target: Target): Promise<Map<string, string[]>> {
+  const tables = (
+    await target.rows(
+      `SELECT table_name FROM information_schema.tables
+        WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name`,
+      [target.schema],
+    )
+  ).map((r) => String(r.table_name));
+  const dump = new Map<string, string[]>();
+  for (const table of tables) {
+    const rows = await target.rows(
+      `SELECT row_to_json(t)::text AS j FROM "${target.schema}"."${table}" t`,
+    );
+    dump.set(
+      table,
+      rows.map((r) => String(r.j)),
+    );
+  }
+  return dump;
+}
+
+/** Where each needle occurs: `what @ table`. */
+function scan(dump: Map<string, string[]>, needles: readonly Needle[]): string[] {
+  const hits: string[] = [];
+  for (const [table, rows] of dump) {
+    const text = rows.join('\n');
+    const lower = text.toLowerCase();
+    for (const needle of needles) {
+      const found = needle.anyCase
+        ? lower.includes(needle.text.toLowerCase())
+        : text.includes(needle.text);
+      if (found) hits.push(`${needle.what} @ ${table}`);
+    }
+  }
+  return hits;
+}
+
+// ---------------------------------------------------------------------------------------
+
+const ACCOUNT: Record<Curve, { pathFormat: string; path: (i: number) => string; format: string }> =
+  {
+    CURVE_SECP256K1: {
+      pathFormat: 'PATH_FORMAT_BIP32',
+      path: (i) => `m/44'/60'/${i}'/0/0`,
+      format: 'ADDRESS_FORMAT_ETHEREUM',
+    },
+    CURVE_ED25519: {
+      pathFormat: 'PATH_FORMAT_BIP32',
+      path: (i) => `m/44'/501'/${i}'/0'`,
+      format: 'ADDRESS_FORMAT_SOLANA',
+    },
+    CURVE_P256: {
+      pathFormat: 'PATH_FORMAT_BIP32',
+      path: (i) => `m/44'/1'/${i}'/0/0`,
+      format: 'ADDRESS_FORMAT_COMPRESSED',
+    },
+  };
+const CURVES = Object.keys(ACCOUNT) as Curve[];
+const accounts = (index: number) =>
+  CURVES.map((curve) => ({
+    curve,
+    pathFormat: ACCOUNT[curve].pathFormat,
+    path: ACCOUNT[curve].path(index),
+    addressFormat: ACCOUNT[curve].format,
+  }));
+
+async function secretsStaySealed(target: Target) {
+  const masterKey = generateMasterKey();
+  const keyhold = createKeyhold({ store: target.store, masterKey, logger: silentLogger });
+  try {
+    const apiKey = generateApiKeyPair();
+    const { organizationId } = await keyhold.bootstrap({
+      organizationName: 'Secrets at rest',
+      apiPublicKey: apiKey.publicKey,
+    });
+    const client = keyhold.client({ organizationId, apiPrivateKey: apiKey.privateKey });
+
+    // Everything that makes a secret, through the public API.
+    const w12 = await client.createWallet({ walletName: 'w12', accounts: accounts(0) });
+    const w24 = await client.createWallet({
+      walletName: 'w24',
+      accounts: accounts(0),
+      mnemonicLength: 24,
+    });
+    const added = await client.run<{ addresses: string[] }>(
+      'ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS',
+      { walletId: w12.walletId, accounts: accounts(1) },
+    );
+    const keys = await client.run<{
+      privateKeys: { privateKeyId: string; addresses: { address: string }[] }[];
+    }>('ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2', {
+      privateKeys: CURVES.map((curve) => ({
+        privateKeyName: `key-${curve}`,
+        curve,
+        privateKeyTags: [],
+        addressFormats: [ACCOUNT[curve].format],
+      })),
+    });
+    // Sign with every key once: the signing path must not leave a secret behind either.
+    const byCurve = (addresses: readonly string[]) =>
+      addresses.map((signWith, i) => ({ signWith, curve: CURVES[i]! }));
+    for (const { signWith, curve } of [
+      ...byCurve(w12.addresses),
+      ...byCurve(w24.addresses),
+      ...byCurve(added.addresses),
+      ...byCurve(keys.privateKeys.map((k) => k.privateKeyId)),
+    ]) {
+      await client.signRawPayload({
+        signWith,
+        payload: bytesToHex(randomBytes(32)),
+        encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+        hashFunction:
+          curve === 'CURVE_ED25519' ? 'HASH_FUNCTION_NOT_APPLICABLE' : 'HASH_FUNCTION_NO_OP',
+      });
+    }
+    // The scanner's positive controls: a marker and a decoy key planted in a wallet name.
+    const marker = `marker-${randomBytes(8).toString('hex')}`;
+    const decoy = randomBytes(32);
+    await client.createWallet({
+      walletName: `${marker} ${bytesToHex(decoy).toUpperCase()}`,
+      accounts: [],
+    });
+
+    // The secrets, revealed with the master key from the sealed values in the store.
+    const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
+      wallets: await tx.wallets.list(organizationId),
+      accounts: await tx.walletAccounts.list(organizationId, undefined, { limit: 1000 }),
+      privateKeys: await tx.privateKeys.list(organizationId),
+    }));
+    expect(records.wallets.map((w) => w.mnemonicLength)).toEqual([12, 24, 12]);
+    expect(records.accounts).toHaveLength(9);
+    expect(records.privateKeys.map((k) => k.curve).sort()).toEqual([...CURVES].sort());
+    const vault = new SoftwareKeyVault({ masterKey });
+    const needles: Needle[] = [];
+    for (const wallet of records.wallets) {
+      const mnemonic = await vault.revealMnemonic(wallet.seed);
+      expect(mnemonic.split(' ')).toHaveLength(wallet.mnemonicLength);
+      needles.push(...mnemonicNeedles(`wallet "${wallet.walletName}"`, mnemonic));
+    }
+    for (const key of [...records.accounts, ...records.privateKeys]) {
+      const secret = await vault.revealKey(key.key);
+      // It is the real key: it gives the public key the record (and the client) has.
+      expect(bytesToHex(publicKeyFromPrivateKey(key.curve, secret))).toBe(
+        key.publicKey.replace(/^0x/, '').toLowerCase(),
+      );
+      const name =
+        'path' in key ? `account ${key.path} (${key.curve})` : `private key ${key.curve}`;
+      needles.push(...bytesNeedles(name, secret));
+    }
+    // Per mnemonic of n words: itself, 3 forms of each of its n-2 windows, 3 encodings each of
+    // entropy and seed; 3 encodings per key. Two 12-word wallets, one 24-word, 12 keys.
+    const perMnemonic = (n: number) => 1 + 3 * (n - 2) + 6;
+    expect(needles.length).toBe(2 * perMnemonic(12) + perMnemonic(24) + 12 * 3);
+
+    // Every row of every table.
+    const dump = await dumpSchema(target);
+    expect([...dump.keys()].sort()).toEqual(expect.arrayContaining([...KEYHOLD_TABLES].sort()));
+    for (const table of ['wallets', 'wallet_accounts', 'private_keys', 'activities']) {
+      expect(dump.get(table)!.length, table).toBeGreaterThan(0);
+    }
+
+    // The scanner finds what is there…
+    expect(
+      scan(dump, [
+        { what: 'marker', text: marker, anyCase: false },
+        ...bytesNeedles('decoy key', decoy).slice(0, 1),
+      ]),
+    ).toEqual([
+      'marker @ activities',
+      'decoy key (hex) @ activities',
+      'marker @ wallets',
+      'decoy key (hex) @ wallets',
+    ]);
+    const sealed = [
+      ...records.wallets.map((w) => w.seed),
+      ...records.accounts.map((a) => a.key),
+      ...records.privateKeys.map((k) => k.key),
+    ];
+    expect(
+      scan(
+        dump,
+        sealed.map((text) => ({ what: 'sealed', text, anyCase: false })),
+      ),
+    ).toHaveLength(sealed.length);
+    expect(
+      scan(dump, [
+        { what: 'account public key', text: records.accounts[0]!.publicKey, anyCase: true },
+      ]),
+    ).toContain('account public key @ wallet_accounts');
+
+    // …and no plaintext secret anywhere.
+    expect(scan(dump, needles)).toEqual([]);
+    return {
+      tables: dump.size,
+      rows: [...dump.values()].reduce((n, r) => n + r.length, 0),
+      needles: needles.length,
+    };
+  } finally {
+    await keyhold.close();
+  }
+}
+
+const postgresUp = await postgresReachable();
+
+describe('secrets at rest', () => {
+  const disposals: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const dispose of disposals) await dispose();
+  });
+
+  it('PGlite: no table holds a plaintext mnemonic, seed or private key', async () => {
+    const target = await pgliteTarget();
+    disposals.push(target.dispose);
+    console.log('secrets at rest (PGlite):', JSON.stringify(await secretsStaySealed(target)));
+  }, 60_000);
+
+  it.skipIf(!postgresUp)(
+    'Postgres: no table holds a plaintext mnemonic, seed or private key',
+    async () => {
+      const target = await postgresTarget();
+      disposals.push(target.dispose);
+      console.log('secrets at rest (Postgres):', JSON.stringify(await secretsStaySealed(target)));
+    },
+    60_000,
+  );
+});
