@@ -14,6 +14,7 @@ import { mnemonicToSeedSync } from '../mnemonic.js';
 import {
   bundleSignerPublicKey,
   createImportTarget,
+  deriveImportTargetKey,
   MAX_IMPORT_CIPHERTEXT_BYTES,
   openImportBundle,
   parseImportedMnemonic,
@@ -495,5 +496,28 @@ describe('parseImportedPrivateKey', () => {
     const key = parseImportedPrivateKey('CURVE_P256', plaintext);
     plaintext.fill(0);
     expect(key.some((b) => b !== 0)).toBe(true);
+  });
+});
+
+describe('deriveImportTargetKey', () => {
+  it('is stable per (organization, user), differs across them, and opens what the client sealed', async () => {
+    const secret = new Uint8Array(32).fill(7);
+    const org = '11111111-1111-4111-8111-111111111111';
+    const user = '22222222-2222-4222-8222-222222222222';
+    const key = deriveImportTargetKey(secret, org, user);
+    expect(deriveImportTargetKey(secret, org, user)).toEqual(key);
+    expect(deriveImportTargetKey(secret, org, '33333333-3333-4333-8333-333333333333')).not.toEqual(key);
+    const signer = { privateKey: new Uint8Array(32).fill(9) };
+    const { importBundle } = createImportTarget({ organizationId: org, userId: user, signer, targetPrivateKey: key });
+    const mnemonic = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+    const encryptedBundle = await encryptWalletToBundle({
+      mnemonic,
+      importBundle,
+      userId: user,
+      organizationId: org,
+      dangerouslyOverrideSignerPublicKey: bundleSignerPublicKey(signer),
+    });
+    const plaintext = await openImportBundle({ encryptedBundle, targetPrivateKey: deriveImportTargetKey(secret, org, user) });
+    expect(parseImportedMnemonic(plaintext)).toBe(mnemonic);
   });
 });

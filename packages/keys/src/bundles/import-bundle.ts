@@ -12,6 +12,8 @@
 import { type Curve, KeyholdError } from '@keyhold/protocol';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { assertCurve } from '../curves.js';
 import { assertValidMnemonic } from '../mnemonic.js';
@@ -36,6 +38,8 @@ export interface CreateImportTargetInput {
   /** The user the import is for (the intent's `userId`); the client checks it too. */
   readonly userId: string;
   readonly signer: BundleSigner;
+  /** The target key to use (see `deriveImportTargetKey`); default: a fresh random key. */
+  readonly targetPrivateKey?: Uint8Array;
 }
 
 /** What `createImportTarget` returns. */
@@ -59,7 +63,10 @@ export function createImportTarget(input: CreateImportTargetInput): ImportTarget
   const { organizationId, userId, signer } = input;
   assertIdentifier(organizationId, 'organizationId');
   assertIdentifier(userId, 'userId');
-  const targetPrivateKey = p256.utils.randomSecretKey();
+  const targetPrivateKey = input.targetPrivateKey ?? p256.utils.randomSecretKey();
+  if (!p256.utils.isValidSecretKey(targetPrivateKey)) {
+    throw new TypeError('targetPrivateKey is not a P-256 private key');
+  }
   const targetPublicKey = bytesToHex(p256.getPublicKey(targetPrivateKey, false));
   const importBundle = signEnvelope(
     { targetPublic: targetPublicKey, organizationId, userId },
@@ -168,4 +175,24 @@ export function parseImportedPrivateKey(curve: Curve, plaintext: Uint8Array): Ui
     });
   }
   return Uint8Array.from(key);
+}
+
+/**
+ * The import target key of one user of one organization, derived from a server secret
+ * (HKDF-SHA256). A server needs no storage between INIT_IMPORT and IMPORT, and every instance
+ * that shares the secret opens the same bundles. It is a static HPKE recipient key per user,
+ * as HPKE recipients usually are: each bundle still has its own ephemeral encapsulated key.
+ * @example
+ * const targetPrivateKey = deriveImportTargetKey(signer.privateKey, organizationId, userId);
+ */
+export function deriveImportTargetKey(
+  secret: Uint8Array,
+  organizationId: string,
+  userId: string,
+): Uint8Array {
+  assertIdentifier(organizationId, 'organizationId');
+  assertIdentifier(userId, 'userId');
+  const info = new TextEncoder().encode(`keyhold/import-target/v1:${organizationId}:${userId}`);
+  const seed = hkdf(sha256, secret, new TextEncoder().encode('keyhold'), info, 48);
+  return p256.utils.randomSecretKey(seed);
 }

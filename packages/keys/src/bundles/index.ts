@@ -14,6 +14,7 @@ export { BUNDLE_HPKE_INFO } from './hpke.js';
 export {
   type CreateImportTargetInput,
   createImportTarget,
+  deriveImportTargetKey,
   type ImportTarget,
   MAX_IMPORT_CIPHERTEXT_BYTES,
   type OpenImportBundleInput,
