@@ -17,8 +17,10 @@ export {
   stampBytes,
   UnexpectedResponseError,
 } from './client.js';
+export { NO_ACTIVITY_WITH_FINGERPRINT } from './properties/consensus-flows.js';
 export {
   conformanceProperties,
+  consensusFlows,
   malformedBodies4xx,
   queriesWork,
   sameBodySameActivity,

@@ -10,12 +10,16 @@ import {
   type ActivityRecord,
   type ApiKeyRecord,
   addressKey,
+  type NamedRecordRepository,
   type OrganizationRecord,
   type PageRequest,
+  type PolicyEvaluationRecord,
+  type PolicyRecord,
   type PrivateKeyRecord,
   type Store,
   StoreConflictError,
   type StoreTransaction,
+  type TagRecord,
   type UserRecord,
   type WalletAccountRecord,
   type WalletRecord,
@@ -42,7 +46,86 @@ class State {
   activityByFingerprint = new Map<string, string>();
   /** Activity ids per organization, ascending. */
   activityIdsByOrganization = new Map<string, string[]>();
+  policies = new NamedTable<PolicyRecord>();
+  userTags = new NamedTable<TagRecord>();
+  privateKeyTags = new NamedTable<TagRecord>();
+  policyEvaluations = new Map<string, PolicyEvaluationRecord>();
+  /** Insertion order of policy evaluations (ties in createdAt). */
+  policyEvaluationSeq = new Map<string, number>();
+  seq = 0;
 }
+
+/**
+ * Records with an id and a name unique per organization, listed by createdAt then insertion
+ * order (kept as a sequence number, so a rolled-back delete returns a row to its place).
+ */
+class NamedTable<R extends { organizationId: string; createdAt: number }> {
+  rows = new Map<string, R>();
+  seqOf = new Map<string, number>();
+  byName = new Map<string, string>();
+}
+
+function namedRepository<R extends { organizationId: string; createdAt: number }>(
+  s: State,
+  j: Journal,
+  table: NamedTable<R>,
+  idOf: (r: R) => string,
+  nameOf: (r: R) => string,
+  constraints: { pkey: string; name: string },
+): NamedRecordRepository<R> {
+  const put = (r: R, isNew: boolean) => {
+    const key = k(r.organizationId, idOf(r));
+    const previous = table.rows.get(key);
+    if (previous) j.delete(table.byName, k(r.organizationId, nameOf(previous)));
+    j.set(table.rows, key, clone(r));
+    j.set(table.byName, k(r.organizationId, nameOf(r)), idOf(r));
+    if (isNew || !table.seqOf.has(key)) j.set(table.seqOf, key, ++s.seq);
+  };
+  return {
+    async get(org, id) {
+      const r = table.rows.get(k(org, id));
+      return r && clone(r);
+    },
+    async list(org) {
+      return [...table.rows.entries()]
+        .filter(([, r]) => r.organizationId === org)
+        .sort(
+          ([ka, a], [kb, b]) =>
+            a.createdAt - b.createdAt || table.seqOf.get(ka)! - table.seqOf.get(kb)!,
+        )
+        .map(([, r]) => clone(r));
+    },
+    async findByName(org, name) {
+      const id = table.byName.get(k(org, name));
+      const r = id === undefined ? undefined : table.rows.get(k(org, id));
+      return r && clone(r);
+    },
+    async insert(r) {
+      unique(table.rows, k(r.organizationId, idOf(r)), constraints.pkey);
+      unique(table.byName, k(r.organizationId, nameOf(r)), constraints.name);
+      put(r, true);
+    },
+    async update(r) {
+      const holder = table.byName.get(k(r.organizationId, nameOf(r)));
+      if (holder !== undefined && holder !== idOf(r)) {
+        throw new StoreConflictError(constraints.name);
+      }
+      put(r, false);
+    },
+    async delete(org, id) {
+      const key = k(org, id);
+      const r = table.rows.get(key);
+      if (!r) return;
+      j.delete(table.rows, key);
+      j.delete(table.seqOf, key);
+      j.delete(table.byName, k(org, nameOf(r)));
+    },
+  };
+}
+
+const unique = <V>(index: Map<string, V>, key: string, constraint: string) => {
+  if (index.has(key)) throw new StoreConflictError(constraint);
+};
 
 /** Pages an ascending list of ids: `after`/`before` cursors, at most `limit`. */
 function pageOf(
@@ -70,9 +153,6 @@ function pageOf(
 }
 
 function transactionOver(s: State, j: Journal): StoreTransaction {
-  const unique = <V>(index: Map<string, V>, key: string, constraint: string) => {
-    if (index.has(key)) throw new StoreConflictError(constraint);
-  };
   return {
     organizations: {
       async get(id) {
@@ -247,6 +327,11 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         const r = s.activities.get(id);
         return r && r.organizationId === org ? clone(r) : undefined;
       },
+      // Transactions run one at a time: a plain read already excludes concurrent votes.
+      async getForUpdate(org, id) {
+        const r = s.activities.get(id);
+        return r && r.organizationId === org ? clone(r) : undefined;
+      },
       async findByFingerprint(fingerprint) {
         const id = s.activityByFingerprint.get(fingerprint);
         return id === undefined ? undefined : clone(s.activities.get(id)!);
@@ -276,6 +361,47 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
       async update(r) {
         j.set(s.activities, r.id, clone(r));
+      },
+    },
+    policies: namedRepository(
+      s,
+      j,
+      s.policies,
+      (r) => r.policyId,
+      (r) => r.policyName,
+      { pkey: 'policy_pkey', name: 'policy_name' },
+    ),
+    userTags: namedRepository(
+      s,
+      j,
+      s.userTags,
+      (r) => r.tagId,
+      (r) => r.tagName,
+      { pkey: 'user_tag_pkey', name: 'user_tag_name' },
+    ),
+    privateKeyTags: namedRepository(
+      s,
+      j,
+      s.privateKeyTags,
+      (r) => r.tagId,
+      (r) => r.tagName,
+      { pkey: 'private_key_tag_pkey', name: 'private_key_tag_name' },
+    ),
+    policyEvaluations: {
+      async listByActivity(org, activityId) {
+        return [...s.policyEvaluations.values()]
+          .filter((e) => e.organizationId === org && e.activityId === activityId)
+          .sort(
+            (a, b) =>
+              a.createdAt - b.createdAt ||
+              s.policyEvaluationSeq.get(a.id)! - s.policyEvaluationSeq.get(b.id)!,
+          )
+          .map(clone);
+      },
+      async insert(r) {
+        unique(s.policyEvaluations, r.id, 'policy_evaluation_pkey');
+        j.set(s.policyEvaluations, r.id, clone(r));
+        j.set(s.policyEvaluationSeq, r.id, ++s.seq);
       },
     },
   };

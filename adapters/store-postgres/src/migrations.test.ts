@@ -18,6 +18,10 @@ import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './test
 
 const withPostgres = await postgresReachable();
 const shipped = loadMigrations();
+/** The newest shipped version; test migrations come after it. */
+const LATEST = shipped.at(-1)!.version;
+const SHIPPED_VERSIONS = shipped.map((m) => ({ version: m.version }));
+const [NEXT, AFTER] = [LATEST + 1, LATEST + 2];
 
 const extra = (version: number, sql: string): Migration => ({
   version,
@@ -28,7 +32,10 @@ const extra = (version: number, sql: string): Migration => ({
 
 describe('loadMigrations', () => {
   it('reads the shipped files in version order', () => {
-    expect(shipped.map((m) => [m.version, m.name])).toEqual([[1, 'initial']]);
+    expect(shipped.map((m) => [m.version, m.name])).toEqual([
+      [1, 'initial'],
+      [2, 'policies_and_tags'],
+    ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -132,9 +139,12 @@ describe.each(engines)('runMigrations on %s', (name, create) => {
 
   it.skipIf(skip)('applies every migration once; a restart applies nothing', async () => {
     const { schema, driver, versions } = fresh();
-    expect(await runMigrations(driver, { schema })).toEqual({ applied: [1], version: 1 });
-    expect(await runMigrations(driver, { schema })).toEqual({ applied: [], version: 1 });
-    expect(await versions()).toEqual([{ version: 1 }]);
+    expect(await runMigrations(driver, { schema })).toEqual({
+      applied: shipped.map((m) => m.version),
+      version: LATEST,
+    });
+    expect(await runMigrations(driver, { schema })).toEqual({ applied: [], version: LATEST });
+    expect(await versions()).toEqual(SHIPPED_VERSIONS);
   });
 
   it.skipIf(skip)('an upgrade applies only the new migrations, in order', async () => {
@@ -142,23 +152,23 @@ describe.each(engines)('runMigrations on %s', (name, create) => {
     await runMigrations(driver, { schema });
     const upgraded = [
       ...shipped,
-      extra(3, 'ALTER TABLE t2 ADD COLUMN b int;'),
-      extra(2, 'CREATE TABLE t2 (a int);'),
+      extra(AFTER, 'ALTER TABLE t2 ADD COLUMN b int;'),
+      extra(NEXT, 'CREATE TABLE t2 (a int);'),
     ].sort((a, b) => a.version - b.version);
     expect(await runMigrations(driver, { schema, migrations: upgraded })).toEqual({
-      applied: [2, 3],
-      version: 3,
+      applied: [NEXT, AFTER],
+      version: AFTER,
     });
-    expect(await versions()).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(await versions()).toEqual([...SHIPPED_VERSIONS, { version: NEXT }, { version: AFTER }]);
     await sql('INSERT INTO t2 (a, b) VALUES (1, 2)');
   });
 
   it.skipIf(skip)('a failing migration leaves the database as it was', async () => {
     const { schema, driver, versions } = fresh();
     await runMigrations(driver, { schema });
-    const broken = [...shipped, extra(2, 'CREATE TABLE t2 (a int);'), extra(3, 'NOT SQL;')];
+    const broken = [...shipped, extra(NEXT, 'CREATE TABLE t2 (a int);'), extra(AFTER, 'NOT SQL;')];
     await expect(runMigrations(driver, { schema, migrations: broken })).rejects.toThrow();
-    expect(await versions()).toEqual([{ version: 1 }]);
+    expect(await versions()).toEqual(SHIPPED_VERSIONS);
     const tables = await driver.transaction((c) =>
       c.query("SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 't2'", [schema]),
     );
@@ -167,10 +177,10 @@ describe.each(engines)('runMigrations on %s', (name, create) => {
 
   it.skipIf(skip)('refuses a database newer than the code', async () => {
     const { schema, driver } = fresh();
-    await runMigrations(driver, { schema, migrations: [...shipped, extra(2, 'SELECT 1;')] });
+    await runMigrations(driver, { schema, migrations: [...shipped, extra(NEXT, 'SELECT 1;')] });
     const [reason, message] = await refusal(runMigrations(driver, { schema }));
     expect(reason).toBe('newer-schema');
-    expect(message).toContain('is at migration 2, newer than this Keyhold knows (1)');
+    expect(message).toContain(`is at migration ${NEXT}, newer than this Keyhold knows (${LATEST})`);
   });
 
   it.skipIf(skip)('refuses an applied migration that changed, and a gap', async () => {
@@ -180,14 +190,14 @@ describe.each(engines)('runMigrations on %s', (name, create) => {
     expect((await refusal(runMigrations(driver, { schema })))[0]).toBe('migration-mismatch');
 
     const other = fresh();
-    const two = extra(2, 'SELECT 2;');
-    const three = extra(3, 'SELECT 3;');
+    const two = extra(NEXT, 'SELECT 2;');
+    const three = extra(AFTER, 'SELECT 3;');
     await runMigrations(other.driver, { schema: other.schema, migrations: [...shipped, three] });
     const [reason, message] = await refusal(
       runMigrations(other.driver, { schema: other.schema, migrations: [...shipped, two, three] }),
     );
     expect(reason).toBe('migration-mismatch');
-    expect(message).toContain('migration 2 is missing');
+    expect(message).toContain(`migration ${NEXT} is missing`);
   });
 
   it.skipIf(skip)('refuses a schema with tables of someone else, creating nothing', async () => {

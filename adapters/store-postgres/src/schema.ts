@@ -5,7 +5,7 @@
  * @module
  */
 
-/** Real constraint (index) names of migration 0001 → the port's constraint names. */
+/** Real constraint (index) names of the migrations → the port's constraint names. */
 export const CONSTRAINT_NAMES: Readonly<Record<string, string>> = {
   organizations_pkey: 'organization_pkey',
   users_pkey: 'user_pkey',
@@ -17,6 +17,14 @@ export const CONSTRAINT_NAMES: Readonly<Record<string, string>> = {
   private_keys_pkey: 'private_key_pkey',
   activities_pkey: 'activity_pkey',
   activities_fingerprint_key: 'activity_fingerprint',
+  // 0002
+  policies_pkey: 'policy_pkey',
+  policies_name_key: 'policy_name',
+  user_tags_pkey: 'user_tag_pkey',
+  user_tags_name_key: 'user_tag_name',
+  private_key_tags_pkey: 'private_key_tag_pkey',
+  private_key_tags_name_key: 'private_key_tag_name',
+  policy_evaluations_pkey: 'policy_evaluation_pkey',
 };
 
 /** The tables a Keyhold database holds once every known migration has run. */
@@ -29,6 +37,10 @@ export const KEYHOLD_TABLES = [
   'wallet_accounts',
   'private_keys',
   'activities',
+  'policies',
+  'user_tags',
+  'private_key_tags',
+  'policy_evaluations',
 ] as const;
 
 export const DEFAULT_SCHEMA = 'public';

@@ -17,12 +17,16 @@ import {
   type ActivityRecord,
   type ApiKeyRecord,
   addressKey,
+  type NamedRecordRepository,
   type OrganizationRecord,
   type PageRequest,
+  type PolicyEvaluationRecord,
+  type PolicyRecord,
   type PrivateKeyRecord,
   type Store,
   StoreConflictError,
   type StoreTransaction,
+  type TagRecord,
   type UserRecord,
   type WalletAccountRecord,
   type WalletRecord,
@@ -161,6 +165,44 @@ function activityOf(r: Row): ActivityRecord {
   return record;
 }
 
+function policyOf(r: Row): PolicyRecord {
+  const record = {
+    organizationId: str(r.organization_id),
+    policyId: str(r.policy_id),
+    policyName: str(r.policy_name),
+    effect: r.effect as PolicyRecord['effect'],
+  } as PolicyRecord;
+  optional(record, 'condition', r.condition_expr, str);
+  optional(record, 'consensus', r.consensus_expr, str);
+  optional(record, 'time', r.time_expr, str);
+  record.notes = str(r.notes);
+  record.createdAt = num(r.created_at);
+  record.updatedAt = num(r.updated_at);
+  return record;
+}
+
+function tagOf(r: Row): TagRecord {
+  return {
+    organizationId: str(r.organization_id),
+    tagId: str(r.tag_id),
+    tagName: str(r.tag_name),
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+function policyEvaluationOf(r: Row): PolicyEvaluationRecord {
+  const record = {
+    id: str(r.id),
+    activityId: str(r.activity_id),
+    organizationId: str(r.organization_id),
+  } as PolicyEvaluationRecord;
+  optional(record, 'voteId', r.vote_id, str);
+  record.policyEvaluations = r.policy_evaluations as PolicyEvaluationRecord['policyEvaluations'];
+  record.createdAt = num(r.created_at);
+  return record;
+}
+
 // ---------------------------------------------------------------------------------------
 // Records → parameters (one list per table, in column order of the statements below)
 // ---------------------------------------------------------------------------------------
@@ -281,6 +323,44 @@ const activityParams = (r: ActivityRecord) => [
   r.updatedAt,
 ];
 
+const POLICY_COLUMNS =
+  'organization_id, policy_id, policy_name, effect, condition_expr, consensus_expr, time_expr, notes, created_at, updated_at';
+const POLICY_VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10';
+const policyParams = (r: PolicyRecord) => [
+  r.organizationId,
+  r.policyId,
+  r.policyName,
+  r.effect,
+  r.condition ?? null,
+  r.consensus ?? null,
+  r.time ?? null,
+  r.notes,
+  r.createdAt,
+  r.updatedAt,
+];
+
+const TAG_COLUMNS = 'organization_id, tag_id, tag_name, created_at, updated_at';
+const TAG_VALUES = '$1, $2, $3, $4, $5';
+const tagParams = (r: TagRecord) => [
+  r.organizationId,
+  r.tagId,
+  r.tagName,
+  r.createdAt,
+  r.updatedAt,
+];
+
+const POLICY_EVALUATION_COLUMNS =
+  'id, activity_id, organization_id, vote_id, policy_evaluations, created_at';
+const POLICY_EVALUATION_VALUES = '$1, $2, $3, $4, $5::text::jsonb, $6';
+const policyEvaluationParams = (r: PolicyEvaluationRecord) => [
+  r.id,
+  r.activityId,
+  r.organizationId,
+  r.voteId ?? null,
+  json(r.policyEvaluations),
+  r.createdAt,
+];
+
 /** `INSERT … ON CONFLICT (key) DO UPDATE SET` every other column. */
 function upsert(table: string, columns: string, values: string, key: string): string {
   const keys = new Set(key.split(',').map((c) => c.trim()));
@@ -324,6 +404,78 @@ async function insertOrConflict(
     }
   }
   throw new StoreConflictError(otherwise);
+}
+
+/** A table of records with an id and a name unique per organization (policies, tags). */
+interface NamedTableSpec<R> {
+  table: string;
+  idColumn: string;
+  nameColumn: string;
+  columns: string;
+  values: string;
+  params: (r: R) => unknown[];
+  of: (r: Row) => R;
+  idOf: (r: R) => string;
+  nameOf: (r: R) => string;
+  constraints: { pkey: string; name: string };
+}
+
+function namedRepository<R extends { organizationId: string }>(
+  db: SqlClient,
+  spec: NamedTableSpec<R>,
+): NamedRecordRepository<R> {
+  const { table, idColumn, nameColumn } = spec;
+  const one = async (text: string, params: unknown[]) => {
+    const rows = await db.query(text, params);
+    return rows[0] === undefined ? undefined : spec.of(rows[0]);
+  };
+  return {
+    get: (org, id) =>
+      one(`SELECT * FROM ${table} WHERE organization_id = $1 AND ${idColumn} = $2`, [org, id]),
+    list: async (org) =>
+      (
+        await db.query(
+          `SELECT * FROM ${table} WHERE organization_id = $1 ORDER BY created_at, seq`,
+          [org],
+        )
+      ).map(spec.of),
+    findByName: (org, name) =>
+      one(`SELECT * FROM ${table} WHERE organization_id = $1 AND ${nameColumn} = $2`, [org, name]),
+    async insert(r) {
+      await insertOrConflict(
+        db,
+        insertOnce(table, spec.columns, spec.values),
+        spec.params(r),
+        spec.constraints.name,
+        [
+          {
+            constraint: spec.constraints.pkey,
+            sql: `SELECT 1 FROM ${table} WHERE organization_id = $1 AND ${idColumn} = $2`,
+            params: [r.organizationId, spec.idOf(r)],
+          },
+        ],
+      );
+    },
+    async update(r) {
+      // A name held by another record is a conflict, reported without aborting the
+      // database transaction (as the memory store does).
+      const taken = await db.query(
+        `SELECT 1 FROM ${table} WHERE organization_id = $1 AND ${nameColumn} = $2 AND ${idColumn} <> $3`,
+        [r.organizationId, spec.nameOf(r), spec.idOf(r)],
+      );
+      if (taken.length > 0) throw new StoreConflictError(spec.constraints.name);
+      await db.query(
+        upsert(table, spec.columns, spec.values, `organization_id, ${idColumn}`),
+        spec.params(r),
+      );
+    },
+    async delete(org, id) {
+      await db.query(`DELETE FROM ${table} WHERE organization_id = $1 AND ${idColumn} = $2`, [
+        org,
+        id,
+      ]);
+    },
+  };
 }
 
 function transactionOver(db: SqlClient): StoreTransaction {
@@ -591,6 +743,12 @@ function transactionOver(db: SqlClient): StoreTransaction {
           [org, id],
           activityOf,
         ),
+      getForUpdate: (org, id) =>
+        one(
+          'SELECT * FROM activities WHERE id = $2 AND organization_id = $1 FOR UPDATE',
+          [org, id],
+          activityOf,
+        ),
       findByFingerprint: (fingerprint) =>
         one('SELECT * FROM activities WHERE fingerprint = $1', [fingerprint], activityOf),
       list(org, filter: ActivityFilter, page) {
@@ -639,6 +797,59 @@ function transactionOver(db: SqlClient): StoreTransaction {
         await db.query(
           upsert('activities', ACTIVITY_COLUMNS, ACTIVITY_VALUES, 'id'),
           activityParams(r),
+        );
+      },
+    },
+    policies: namedRepository(db, {
+      table: 'policies',
+      idColumn: 'policy_id',
+      nameColumn: 'policy_name',
+      columns: POLICY_COLUMNS,
+      values: POLICY_VALUES,
+      params: policyParams,
+      of: policyOf,
+      idOf: (r) => r.policyId,
+      nameOf: (r) => r.policyName,
+      constraints: { pkey: 'policy_pkey', name: 'policy_name' },
+    }),
+    userTags: namedRepository(db, {
+      table: 'user_tags',
+      idColumn: 'tag_id',
+      nameColumn: 'tag_name',
+      columns: TAG_COLUMNS,
+      values: TAG_VALUES,
+      params: tagParams,
+      of: tagOf,
+      idOf: (r) => r.tagId,
+      nameOf: (r) => r.tagName,
+      constraints: { pkey: 'user_tag_pkey', name: 'user_tag_name' },
+    }),
+    privateKeyTags: namedRepository(db, {
+      table: 'private_key_tags',
+      idColumn: 'tag_id',
+      nameColumn: 'tag_name',
+      columns: TAG_COLUMNS,
+      values: TAG_VALUES,
+      params: tagParams,
+      of: tagOf,
+      idOf: (r) => r.tagId,
+      nameOf: (r) => r.tagName,
+      constraints: { pkey: 'private_key_tag_pkey', name: 'private_key_tag_name' },
+    }),
+    policyEvaluations: {
+      listByActivity: (org, activityId) =>
+        many(
+          `SELECT * FROM policy_evaluations WHERE organization_id = $1 AND activity_id = $2
+            ORDER BY created_at, seq`,
+          [org, activityId],
+          policyEvaluationOf,
+        ),
+      async insert(r) {
+        await insertOrConflict(
+          db,
+          insertOnce('policy_evaluations', POLICY_EVALUATION_COLUMNS, POLICY_EVALUATION_VALUES),
+          policyEvaluationParams(r),
+          'policy_evaluation_pkey',
         );
       },
     },

@@ -4,9 +4,12 @@
  */
 import {
   type ActivityRecord,
+  type NamedRecordRepository,
   type Store,
   StoreConflictError,
   type StoreTransaction,
+  type TagRecord,
+  type VoteRecord,
 } from '@keyhold/activities';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TransactionAbortedError } from './sql-client.js';
@@ -18,7 +21,10 @@ import {
   apiKey,
   fresh,
   organization,
+  policy,
+  policyEvaluation,
   privateKey,
+  tag,
   user,
   wallet,
 } from './testing/records.js';
@@ -412,6 +418,200 @@ describe.each(targets)('Store contract: $name', (target) => {
       ).toBe('activity_fingerprint');
     });
 
+    it('policies: get, list by createdAt then insertion, findByName, update, delete, conflicts', async () => {
+      const org = fresh('org');
+      const other = fresh('org');
+      const late = policy(org, { createdAt: 30, policyName: 'late' });
+      const tieA = policy(org, {
+        createdAt: 10,
+        policyName: 'tie A',
+        effect: 'EFFECT_DENY',
+        condition: "private_key.tags.contains('hot') && activity.params['hash_function'] == 'x'",
+      });
+      const tieB = policy(org, {
+        createdAt: 10,
+        policyName: 'tie B',
+        condition: undefined,
+        consensus: undefined,
+        time: "CronSpan('0 9 * * 1-5', '8h', 'Europe/Paris')",
+        notes: 'ünï "q" \\',
+      });
+      // Names are unique per organization only.
+      const elsewhere = policy(other, { policyName: 'late' });
+      await tx(async (t) => {
+        for (const p of [late, tieA, tieB, elsewhere]) await t.policies.insert(p);
+      });
+      expect(await tx((t) => t.policies.list(org))).toEqual([tieA, tieB, late]);
+      expect(await tx((t) => t.policies.list(other))).toEqual([elsewhere]);
+      const got = await tx((t) => t.policies.get(org, tieB.policyId));
+      expect(got).toEqual(tieB);
+      expect(got?.condition).toBeUndefined();
+      expect(got?.consensus).toBeUndefined();
+      expect(await tx((t) => t.policies.get(other, tieB.policyId))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(org, 'tie A'))).toEqual(tieA);
+      expect(await tx((t) => t.policies.findByName(org, 'TIE A'))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(other, 'tie A'))).toBeUndefined();
+
+      expect(await conflict(tx((t) => t.policies.insert({ ...tieA, policyName: 'new' })))).toBe(
+        'policy_pkey',
+      );
+      expect(
+        await conflict(tx((t) => t.policies.insert(policy(org, { policyName: 'late' })))),
+      ).toBe('policy_name');
+      // Renaming onto another policy's name is a conflict and changes nothing.
+      expect(await conflict(tx((t) => t.policies.update({ ...tieB, policyName: 'tie A' })))).toBe(
+        'policy_name',
+      );
+      expect(await tx((t) => t.policies.get(org, tieB.policyId))).toEqual(tieB);
+
+      const renamed = {
+        ...tieA,
+        policyName: 'renamed',
+        effect: 'EFFECT_ALLOW' as const,
+        condition: undefined,
+        updatedAt: 99,
+      };
+      await tx((t) => t.policies.update(renamed));
+      const back = await tx((t) => t.policies.get(org, tieA.policyId));
+      expect(back).toEqual(renamed);
+      expect(back?.condition).toBeUndefined();
+      // The old name is free again, the new one taken; the place in the listing is kept.
+      expect(await tx((t) => t.policies.findByName(org, 'tie A'))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(org, 'renamed'))).toEqual(renamed);
+      expect((await tx((t) => t.policies.list(org))).map((p) => p.policyName)).toEqual([
+        'renamed',
+        'tie B',
+        'late',
+      ]);
+
+      await tx((t) => t.policies.delete(org, late.policyId));
+      await tx((t) => t.policies.delete(org, fresh('missing')));
+      expect(await tx((t) => t.policies.get(org, late.policyId))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(org, 'late'))).toBeUndefined();
+      const again = policy(org, { policyName: 'late', createdAt: 10 });
+      await tx((t) => t.policies.insert(again));
+      expect((await tx((t) => t.policies.list(org))).map((p) => p.policyName)).toEqual([
+        'renamed',
+        'tie B',
+        'late',
+      ]);
+    });
+
+    const tagRepositories: [string, (t: StoreTransaction) => NamedRecordRepository<TagRecord>][] = [
+      ['user_tag', (t) => t.userTags],
+      ['private_key_tag', (t) => t.privateKeyTags],
+    ];
+    it.each(tagRepositories)('%s: the named-record contract', async (name, repository) => {
+      const org = fresh('org');
+      const b = tag(org, { createdAt: 20, tagName: 'b' });
+      const a1 = tag(org, { createdAt: 10, tagName: 'a1' });
+      const a2 = tag(org, { createdAt: 10, tagName: 'ünï "2"' });
+      await tx(async (t) => {
+        for (const x of [b, a1, a2]) await repository(t).insert(x);
+      });
+      expect(await tx((t) => repository(t).list(org))).toEqual([a1, a2, b]);
+      expect(await tx((t) => repository(t).get(org, a2.tagId))).toEqual(a2);
+      expect(await tx((t) => repository(t).findByName(org, 'ünï "2"'))).toEqual(a2);
+      expect(await conflict(tx((t) => repository(t).insert({ ...b, tagName: 'c' })))).toBe(
+        `${name}_pkey`,
+      );
+      expect(await conflict(tx((t) => repository(t).insert(tag(org, { tagName: 'b' }))))).toBe(
+        `${name}_name`,
+      );
+      expect(await conflict(tx((t) => repository(t).update({ ...a1, tagName: 'b' })))).toBe(
+        `${name}_name`,
+      );
+      const renamed = { ...a1, tagName: 'renamed', updatedAt: 5 };
+      await tx((t) => repository(t).update(renamed));
+      expect(await tx((t) => repository(t).findByName(org, 'a1'))).toBeUndefined();
+      expect(await tx((t) => repository(t).list(org))).toEqual([renamed, a2, b]);
+      await tx((t) => repository(t).delete(org, a2.tagId));
+      expect(await tx((t) => repository(t).list(org))).toEqual([renamed, b]);
+      // User tags and private-key tags are separate namespaces.
+      const [otherName, other] = tagRepositories.find(([n]) => n !== name)!;
+      expect(otherName).not.toBe(name);
+      expect(await tx((t) => other(t).findByName(org, 'b'))).toBeUndefined();
+    });
+
+    it('policy evaluations: per activity, oldest first, ties in insertion order', async () => {
+      const org = fresh('org');
+      const act = activityId();
+      const second = policyEvaluation(org, act, { createdAt: 20 });
+      const firstA = policyEvaluation(org, act, {
+        createdAt: 10,
+        policyEvaluations: [
+          { policyId: 'p1', outcome: 'OUTCOME_REQUIRES_CONSENSUS' },
+          { policyId: 'p2', outcome: 'OUTCOME_ERROR' },
+        ],
+      });
+      const firstB = policyEvaluation(org, act, { createdAt: 10, policyEvaluations: [] });
+      const noVote = policyEvaluation(org, act, { createdAt: 30, voteId: undefined });
+      const elsewhere = policyEvaluation(fresh('org'), act);
+      const otherActivity = policyEvaluation(org, activityId());
+      await tx(async (t) => {
+        for (const e of [second, firstA, firstB, noVote, elsewhere, otherActivity]) {
+          await t.policyEvaluations.insert(e);
+        }
+      });
+      const listed = await tx((t) => t.policyEvaluations.listByActivity(org, act));
+      expect(listed).toEqual([firstA, firstB, second, noVote]);
+      expect(listed[3]?.voteId).toBeUndefined();
+      expect(await tx((t) => t.policyEvaluations.listByActivity(org, activityId()))).toEqual([]);
+      expect(await conflict(tx((t) => t.policyEvaluations.insert({ ...second })))).toBe(
+        'policy_evaluation_pkey',
+      );
+    });
+
+    it('activities: getForUpdate reads like get and serializes read-modify-write', async () => {
+      const org = fresh('org');
+      const a = activity(org, { status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED' });
+      await tx((t) => t.activities.insert(a));
+      expect(await tx((t) => t.activities.getForUpdate(org, a.id))).toEqual(a);
+      expect(await tx((t) => t.activities.getForUpdate(fresh('org'), a.id))).toBeUndefined();
+      expect(await tx((t) => t.activities.getForUpdate(org, activityId()))).toBeUndefined();
+
+      // Concurrent votes: each transaction reads, waits, appends, writes. With a plain read
+      // under READ COMMITTED some would be lost; getForUpdate keeps every one.
+      const vote = (n: number): VoteRecord => ({
+        id: `vote-${n}`,
+        activityId: a.id,
+        userId: `user-${n}`,
+        user: {
+          userId: `user-${n}`,
+          userName: 'voter',
+          authenticators: [],
+          apiKeys: [],
+          userTags: [],
+          oauthProviders: [],
+          createdAt: { seconds: '1', nanos: '0' },
+          updatedAt: { seconds: '1', nanos: '0' },
+        },
+        selection: 'VOTE_SELECTION_APPROVED',
+        message: '{}',
+        publicKey: '02ab',
+        signature: '3045',
+        scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+        createdAt: n,
+      });
+      await Promise.all(
+        [1, 2, 3, 4].map((n) =>
+          tx(async (t) => {
+            const current = (await t.activities.getForUpdate(org, a.id))!;
+            await new Promise((resolve) => setTimeout(resolve, 15));
+            current.votes.push(vote(n));
+            await t.activities.update(current);
+          }),
+        ),
+      );
+      const after = await tx((t) => t.activities.get(org, a.id));
+      expect(after?.votes.map((v) => v.id).sort()).toEqual([
+        'vote-1',
+        'vote-2',
+        'vote-3',
+        'vote-4',
+      ]);
+    });
+
     it('activities: newest first by id, filters, cursors', async () => {
       const org = fresh('org');
       const other = fresh('org');
@@ -540,7 +740,15 @@ describe.each(targets)('Store contract: $name', (target) => {
       const p = privateKey(o);
       const act = activity(o);
       const existing = user(o, { userName: 'before' });
-      await tx((t) => t.users.insert(existing));
+      const pol = policy(o);
+      const userTag = tag(o);
+      const keyTag = tag(o);
+      const evaluation = policyEvaluation(o, act.id);
+      const existingPolicy = policy(o, { policyName: 'before' });
+      await tx(async (t) => {
+        await t.users.insert(existing);
+        await t.policies.insert(existingPolicy);
+      });
       const boom = new Error('boom');
       await expect(
         tx(async (t) => {
@@ -551,6 +759,11 @@ describe.each(targets)('Store contract: $name', (target) => {
           await t.walletAccounts.insert(acc);
           await t.privateKeys.insert(p);
           await t.activities.insert(act);
+          await t.policies.insert(pol);
+          await t.userTags.insert(userTag);
+          await t.privateKeyTags.insert(keyTag);
+          await t.policyEvaluations.insert(evaluation);
+          await t.policies.update({ ...existingPolicy, policyName: 'after' });
           await t.users.update({ ...existing, userName: 'after' });
           await t.users.delete(o, existing.userId);
           // Reads inside the transaction see its own writes.
@@ -572,6 +785,11 @@ describe.each(targets)('Store contract: $name', (target) => {
         activity: await t.activities.get(o, act.id),
         activities: await t.activities.list(o, {}, { limit: 10 }),
         fingerprint: await t.activities.findByFingerprint(act.fingerprint),
+        policies: await t.policies.list(o),
+        policyByName: await t.policies.findByName(o, 'after'),
+        userTags: await t.userTags.list(o),
+        privateKeyTags: await t.privateKeyTags.list(o),
+        evaluations: await t.policyEvaluations.listByActivity(o, act.id),
       }));
       expect(after).toEqual({
         org: undefined,
@@ -587,6 +805,11 @@ describe.each(targets)('Store contract: $name', (target) => {
         activity: undefined,
         activities: [],
         fingerprint: undefined,
+        policies: [existingPolicy],
+        policyByName: undefined,
+        userTags: [],
+        privateKeyTags: [],
+        evaluations: [],
       });
       // And everything can be written again.
       await tx(async (t) => {

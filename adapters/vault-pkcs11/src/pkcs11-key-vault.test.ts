@@ -219,7 +219,8 @@ describe.skipIf(!softHsmAvailable())('Pkcs11KeyVault on SoftHSM2', () => {
       const error = await vault.revealKey(key).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Error);
       expect((error as Error).message).toBe(HSM_KEY_NOT_EXPORTABLE_MESSAGE);
-      expect(error).not.toHaveProperty('key');
+      // A catalogue refusal (FAILED_PRECONDITION) that carries nothing about the key.
+      expect(error).toMatchObject({ errorCode: 'PRIVATE_KEY_NOT_EXPORTABLE', context: {} });
     });
 
     it('signs ECDSA with fresh nonces (the token does not use RFC 6979), always low-S', async () => {

@@ -32,7 +32,7 @@ import {
   type SealedSecret,
   type VaultKey,
 } from '@keyhold/keys';
-import { type Curve, KeyholdError } from '@keyhold/protocol';
+import { type Curve, KeyholdError, Messages } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import pkcs11js from 'pkcs11js';
@@ -69,8 +69,7 @@ export const PKCS11_ENV = {
 } as const;
 
 /** The message of `revealKey` for a key generated inside the HSM. */
-export const HSM_KEY_NOT_EXPORTABLE_MESSAGE =
-  'this private key was generated inside the HSM as non-extractable (CKA_EXTRACTABLE false) and cannot be exported';
+export const HSM_KEY_NOT_EXPORTABLE_MESSAGE = Messages.PRIVATE_KEY_NOT_EXPORTABLE.message;
 
 /** Options of the PKCS#11 vault; each falls back to its environment variable (`PKCS11_ENV`). */
 export interface Pkcs11KeyVaultOptions {
@@ -279,7 +278,7 @@ export class Pkcs11KeyVault implements KeyVault {
     if (sealed.kind === 'seed') openFailed();
     if (sealed.kind === 'key') {
       this.#findTokenKey(sealed.id, sealed.curve); // a reference to nothing does not open
-      throw new Error(HSM_KEY_NOT_EXPORTABLE_MESSAGE);
+      throw new KeyholdError('PRIVATE_KEY_NOT_EXPORTABLE');
     }
     const plaintext = this.#decrypt(keyPurpose(sealed.curve), sealed.body);
     try {

@@ -3,6 +3,7 @@
  * @module
  */
 import type { ConformanceProperty } from '../property.js';
+import { consensusFlows } from './consensus-flows.js';
 import { malformedBodies4xx } from './malformed-bodies-4xx.js';
 import { queriesWork } from './queries-work.js';
 import { sameBodySameActivity } from './same-body-same-activity.js';
@@ -10,6 +11,7 @@ import { signaturesVerify } from './signatures-verify.js';
 import { tamperedRequests401 } from './tampered-requests-401.js';
 
 export {
+  consensusFlows,
   malformedBodies4xx,
   queriesWork,
   sameBodySameActivity,
@@ -24,4 +26,5 @@ export const conformanceProperties: readonly ConformanceProperty[] = [
   sameBodySameActivity,
   tamperedRequests401,
   malformedBodies4xx,
+  consensusFlows,
 ];

@@ -2,25 +2,48 @@
  * The activity lifecycle: one submitted body becomes at most one activity.
  *
  * A request is refused (a Status error, nothing stored) when it fails authentication,
- * validation or authorization. Once accepted, the activity runs in one Store transaction
- * with its effects; if the handler fails, those effects roll back and the activity is
- * stored FAILED with `failure` set. The fingerprint (sha256 of the raw body) makes the
- * same body the same activity, even when two copies race.
+ * validation or authorization. Once accepted, the activity is decided (`decision/decide.ts`):
+ * it runs at once, or waits in CONSENSUS_NEEDED for votes. It runs in one Store transaction
+ * with its effects; if the handler fails, those effects roll back and the activity is stored
+ * FAILED with `failure` set. The fingerprint (sha256 of the raw body) makes the same body the
+ * same activity, even when two copies race.
+ *
+ * APPROVE_ACTIVITY and REJECT_ACTIVITY are votes on the activity whose fingerprint they name:
+ * each is recorded on that activity (with the exact body the voter signed, the stamp's public
+ * key and signature), the activity is decided again, and, when enough approvals have arrived,
+ * it runs in the same transaction. The answer to a vote is `{activity}`: the TARGET activity
+ * as it is after the vote (COMPLETED with its result, FAILED, REJECTED, or still
+ * CONSENSUS_NEEDED). `@turnkey/sdk-server` returns `{...activity.result, activity}` for these
+ * calls, so an approval that completes a signature hands the caller the signature.
  * @module
  */
 
-import type { KeyVault } from '@keyhold/keys';
+import type { BundleSigner, KeyVault } from '@keyhold/keys';
 import {
+  ACTIVITY_TYPES,
   type Activity,
   type ActivityDefinition,
+  activityDefinitionOf,
   activityDefinitionsAt,
   isKeyholdError,
   KeyholdError,
+  submitPathOf,
+  timestampOf,
+  VOTE_KINDS,
+  type VoteSelection,
   validateEnvelope,
   validateIntent,
 } from '@keyhold/protocol';
+import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { type ActivityDecision, decide } from './decision/decide.js';
+import {
+  consensusExpired,
+  consensusExpiresAt,
+  DEFAULT_CONSENSUS_EXPIRY_MS,
+  votingRights,
+} from './decision/voting-rights.js';
 import type { ActivityHandler } from './handlers/activity-handler.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
@@ -28,18 +51,31 @@ import type { Ids } from './ports/ids.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
-import type { ActivityRecord, OrganizationRecord } from './records.js';
+import type {
+  ActivityRecord,
+  OrganizationRecord,
+  PolicyEvaluationRecord,
+  VoteRecord,
+} from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
+import type { ApiKeyStamp } from './stamp.js';
 import { activityView, userView } from './views.js';
 
 export interface ActivityServiceOptions {
   /** How far `timestampMs` may be from the server's clock, either way. Default 5 minutes. */
   timestampToleranceMs?: number;
+  /**
+   * How long an activity awaiting consensus accepts votes, counted from its first vote (the
+   * submission). Default 24 hours. A vote after that is refused ("consensus expired").
+   */
+  consensusExpiryMs?: number;
 }
 
 export interface ActivityServiceDeps {
   store: Store;
   vault: KeyVault;
+  /** Signs export and import bundles. Default: a random key (bundles die with the process). */
+  signer?: BundleSigner;
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -47,17 +83,23 @@ export interface ActivityServiceDeps {
 }
 
 export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
+export { DEFAULT_CONSENSUS_EXPIRY_MS };
 
 /** The fingerprint of a raw body: `sha256:` + lower-case hex. */
 export function fingerprintOf(rawBody: Uint8Array): string {
   return `sha256:${bytesToHex(sha256(rawBody))}`;
 }
 
+const CONSENSUS_NEEDED = 'ACTIVITY_STATUS_CONSENSUS_NEEDED';
+
 /** Carries a handler's refusal out of the rolled-back transaction. */
 class ExecutionFailed extends Error {
   constructor(
     readonly record: ActivityRecord,
     readonly error: KeyholdError,
+    readonly evaluation: PolicyEvaluationRecord,
+    /** Set when a vote made the activity run: the vote to record with the failure. */
+    readonly vote?: VoteRecord,
   ) {
     super(error.message);
   }
@@ -72,11 +114,51 @@ export async function requireOrganization(
   return org;
 }
 
+/** A parent organization's users may read a sub-organization, never write to it. */
+function requireSameOrganization(principal: Principal, organization: OrganizationRecord): void {
+  if (principal.organizationId !== organization.organizationId) {
+    throw new KeyholdError('ORGANIZATION_MISMATCH', {
+      targetOrganizationId: organization.organizationId,
+      voterOrganizationId: principal.organizationId,
+    });
+  }
+}
+
+/** What a decision refuses with: 403 "request not authorized", saying why. */
+function notAuthorized(decision: ActivityDecision): KeyholdError {
+  return new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+    reason:
+      decision.reason === 'explicit-deny'
+        ? 'denied by policy'
+        : decision.reason === 'root-quorum-only'
+          ? 'only the root quorum may approve this activity'
+          : 'no policy allows this request',
+    ...(decision.decidingPolicyIds.length > 0
+      ? { policyIds: [...decision.decidingPolicyIds] }
+      : {}),
+  });
+}
+
+interface ParsedSubmission {
+  definition: ActivityDefinition;
+  organizationId: string;
+  fingerprint: string;
+  parameters: Record<string, unknown>;
+  body: Record<string, unknown>;
+  stamp: ApiKeyStamp;
+  text: string;
+}
+
 export class ActivityService {
   private readonly tolerance: number;
+  private readonly consensusExpiryMs: number;
+
+  private readonly signer: BundleSigner;
 
   constructor(private readonly deps: ActivityServiceDeps) {
+    this.signer = deps.signer ?? { privateKey: p256.utils.randomSecretKey() };
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
+    this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
   }
 
   /** Submits the stamped body posted to `/public/v1/submit/<path>`. */
@@ -86,55 +168,228 @@ export class ActivityService {
     validateEnvelope(body);
     const definition = definitions.find((d) => d.type === body.type);
     if (!definition) {
+      // A type of this very endpoint that Keyhold does not serve (CREATE_POLICY V1/V2).
+      if (
+        (ACTIVITY_TYPES as readonly unknown[]).includes(body.type) &&
+        submitPathOf(body.type as string) === path
+      ) {
+        throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
+      }
       throw new KeyholdError('BAD_REQUEST_BODY', {
         field: '/type',
         reason: `this endpoint accepts ${definitions.map((d) => d.type).join(', ')}`,
       });
     }
-    const organizationId = organizationIdOf(body);
-    const fingerprint = fingerprintOf(request.rawBody);
+    const submission: ParsedSubmission = {
+      definition,
+      organizationId: organizationIdOf(body),
+      fingerprint: fingerprintOf(request.rawBody),
+      parameters: body.parameters as Record<string, unknown>,
+      body,
+      stamp,
+      text,
+    };
+    if (VOTE_KINDS.has(definition.kind)) return this.vote(submission);
     const handler = ACTIVITY_HANDLERS[definition.kind];
     if (!handler) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: definition.type });
-    const now = this.deps.clock.now();
-    const parameters = body.parameters as Record<string, unknown>;
+    return this.create(submission, handler);
+  }
 
+  /** A new activity: decided, then run, parked for consensus, or refused. */
+  private async create(s: ParsedSubmission, handler: ActivityHandler): Promise<Activity> {
+    const now = this.deps.clock.now();
     try {
       return await this.deps.store.transaction(async (tx) => {
-        const organization = await requireOrganization(tx, organizationId);
-        const principal = await findPrincipal(tx, organization, stamp, now);
-        const existing = await tx.activities.findByFingerprint(fingerprint);
-        if (existing) return activityView(existing);
+        const organization = await requireOrganization(tx, s.organizationId);
+        const principal = await findPrincipal(tx, organization, s.stamp, now);
+        const existing = await tx.activities.findByFingerprint(s.fingerprint);
+        if (existing) return this.viewFor(tx, organization, existing, principal, now);
 
-        this.checkLiveness(body.timestampMs as string, now);
-        validateIntent(definition.type, parameters);
-        handler.precheck?.(parameters, definition);
-        authorize(principal, organization);
+        this.checkLiveness(s.body.timestampMs as string, now);
+        validateIntent(s.definition.type, s.parameters);
+        handler.precheck?.(s.parameters, s.definition);
+        requireSameOrganization(principal, organization);
 
-        const record = this.newRecord(
-          definition,
-          organizationId,
-          parameters,
-          fingerprint,
-          body,
+        const record = this.newRecord(s, now);
+        const vote = await this.voteOf(
+          tx,
+          record,
+          principal,
+          s.text,
+          'VOTE_SELECTION_APPROVED',
           now,
         );
-        record.votes.push(await this.voteOf(tx, record, principal, text, now));
-        if (organization.rootQuorum.threshold > 1) {
-          // More root approvals are needed before this runs.
-          record.status = 'ACTIVITY_STATUS_CONSENSUS_NEEDED';
+        record.votes.push(vote);
+        const decision = await decide(
+          tx,
+          {
+            organization,
+            definition: s.definition,
+            parameters: record.parameters,
+            votes: record.votes,
+          },
+          now,
+        );
+        if (decision.outcome === 'DENY' || decision.outcome === 'REJECTED') {
+          throw notAuthorized(decision);
+        }
+        const evaluation = this.evaluationOf(record, vote, decision, now);
+        if (decision.outcome === 'ALLOW') {
+          await this.execute(tx, handler, record, organization, principal, s.definition, now, {
+            evaluation,
+          });
         } else {
-          await this.execute(tx, handler, record, organization, principal, definition, now);
+          record.status = CONSENSUS_NEEDED;
         }
         await tx.activities.insert(record);
+        await tx.policyEvaluations.insert(evaluation);
         return activityView(record);
       });
     } catch (error) {
       if (error instanceof ExecutionFailed) return this.storeFailed(error);
       if (error instanceof StoreConflictError && error.constraint === 'activity_fingerprint') {
-        return this.existing(fingerprint);
+        return this.existing(s.fingerprint);
       }
       throw error;
     }
+  }
+
+  /**
+   * APPROVE_ACTIVITY / REJECT_ACTIVITY: a vote on the activity of the caller's organization
+   * with that fingerprint. Refused, changing nothing: an unknown fingerprint (or one of
+   * another organization), a finished activity, a second vote by the same user, an expired
+   * approval window, a voter who is neither in the root quorum nor named in an applicable
+   * consensus. The same user's vote body sent again is the same vote (answered, not recorded
+   * twice).
+   */
+  private async vote(s: ParsedSubmission): Promise<Activity> {
+    const now = this.deps.clock.now();
+    const selection: VoteSelection =
+      s.definition.kind === 'REJECT_ACTIVITY'
+        ? 'VOTE_SELECTION_REJECTED'
+        : 'VOTE_SELECTION_APPROVED';
+    try {
+      return await this.deps.store.transaction(async (tx) => {
+        const organization = await requireOrganization(tx, s.organizationId);
+        const principal = await findPrincipal(tx, organization, s.stamp, now);
+        validateIntent(s.definition.type, s.parameters);
+        requireSameOrganization(principal, organization);
+
+        const fingerprint = s.parameters.fingerprint as string;
+        const found = await tx.activities.findByFingerprint(fingerprint);
+        // Serializes votes on one activity across instances (SELECT … FOR UPDATE).
+        const target =
+          found?.organizationId === organization.organizationId
+            ? await tx.activities.getForUpdate(organization.organizationId, found.id)
+            : undefined;
+        if (!target) throw new KeyholdError('NO_ACTIVITY_WITH_FINGERPRINT', { fingerprint });
+        // The same user's same vote body again: answered, not recorded twice. (Two users may
+        // sign identical bodies in the same millisecond; those are two votes.)
+        if (target.votes.some((v) => v.message === s.text && v.userId === principal.user.userId)) {
+          return this.viewFor(tx, organization, target, principal, now);
+        }
+        this.checkLiveness(s.body.timestampMs as string, now);
+        if (target.status !== CONSENSUS_NEEDED) {
+          throw new KeyholdError('ACTIVITY_NOT_AWAITING_CONSENSUS', {
+            activityId: target.id,
+            status: target.status,
+          });
+        }
+        if (target.votes.some((v) => v.userId === principal.user.userId)) {
+          throw new KeyholdError('ALREADY_VOTED', {
+            activityId: target.id,
+            userId: principal.user.userId,
+          });
+        }
+        if (consensusExpired(target, now, this.consensusExpiryMs)) {
+          throw new KeyholdError('CONSENSUS_EXPIRED', {
+            activityId: target.id,
+            expiredAt: timestampOf(consensusExpiresAt(target, this.consensusExpiryMs)),
+          });
+        }
+        const rights = await votingRights(
+          tx,
+          organization,
+          target,
+          principal.user.userId,
+          now,
+          this.consensusExpiryMs,
+        );
+        if (!rights.canApprove) {
+          throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+            reason:
+              'only root quorum users and users named in the consensus of a policy that applies may vote on this activity',
+          });
+        }
+
+        const definition = activityDefinitionOf(target.type);
+        const handler = definition && ACTIVITY_HANDLERS[definition.kind];
+        if (!definition || !handler) {
+          throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: target.type });
+        }
+        const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
+        target.votes.push(vote);
+        target.updatedAt = now;
+        const decision = await decide(
+          tx,
+          { organization, definition, parameters: target.parameters, votes: target.votes },
+          now,
+          { rejected: selection === 'VOTE_SELECTION_REJECTED' },
+        );
+        const evaluation = this.evaluationOf(target, vote, decision, now);
+        if (decision.outcome === 'ALLOW') {
+          await this.execute(tx, handler, target, organization, principal, definition, now, {
+            evaluation,
+            vote,
+          });
+        } else if (decision.outcome !== 'CONSENSUS_NEEDED') {
+          // Rejected by a voter, or now denied with no root quorum left to approve it.
+          target.status = 'ACTIVITY_STATUS_REJECTED';
+        }
+        await tx.activities.update(target);
+        await tx.policyEvaluations.insert(evaluation);
+        return activityView(target);
+      });
+    } catch (error) {
+      if (error instanceof ExecutionFailed && error.vote) return this.storeVoteFailed(error);
+      throw error;
+    }
+  }
+
+  /** The activity as `principal` sees it (canApprove / canReject for them). */
+  private async viewFor(
+    tx: StoreTransaction,
+    organization: OrganizationRecord,
+    record: ActivityRecord,
+    principal: Principal,
+    now: number,
+  ): Promise<Activity> {
+    if (principal.organizationId !== organization.organizationId) return activityView(record);
+    const rights = await votingRights(
+      tx,
+      organization,
+      record,
+      principal.user.userId,
+      now,
+      this.consensusExpiryMs,
+    );
+    return activityView(record, rights);
+  }
+
+  private evaluationOf(
+    record: ActivityRecord,
+    vote: VoteRecord,
+    decision: ActivityDecision,
+    now: number,
+  ): PolicyEvaluationRecord {
+    return {
+      id: this.deps.ids.uuid(),
+      activityId: record.id,
+      organizationId: record.organizationId,
+      voteId: vote.id,
+      policyEvaluations: decision.policyEvaluations,
+      createdAt: now,
+    };
   }
 
   private async execute(
@@ -145,6 +400,7 @@ export class ActivityService {
     principal: Principal,
     definition: ActivityDefinition,
     now: number,
+    failure: { evaluation: PolicyEvaluationRecord; vote?: VoteRecord },
   ): Promise<void> {
     try {
       const ctx = {
@@ -152,6 +408,7 @@ export class ActivityService {
         organization,
         principal,
         vault: this.deps.vault,
+        signer: this.signer,
         ids: this.deps.ids,
         now,
         activityId: record.id,
@@ -159,14 +416,21 @@ export class ActivityService {
       };
       record.result = await handler.execute(ctx, record.parameters);
       record.status = 'ACTIVITY_STATUS_COMPLETED';
+      record.updatedAt = now;
     } catch (error) {
-      if (isKeyholdError(error)) throw new ExecutionFailed(record, error);
+      if (isKeyholdError(error)) {
+        throw new ExecutionFailed(record, error, failure.evaluation, failure.vote);
+      }
       throw error;
     }
   }
 
   /** Stores an activity whose execution failed, in a transaction of its own. */
-  private async storeFailed({ record, error: cause }: ExecutionFailed): Promise<Activity> {
+  private async storeFailed({
+    record,
+    error: cause,
+    evaluation,
+  }: ExecutionFailed): Promise<Activity> {
     record.status = 'ACTIVITY_STATUS_FAILED';
     record.failure = cause.toStatus();
     delete record.result;
@@ -175,12 +439,42 @@ export class ActivityService {
         const existing = await tx.activities.findByFingerprint(record.fingerprint);
         if (existing) return activityView(existing);
         await tx.activities.insert(record);
+        await tx.policyEvaluations.insert(evaluation);
         return activityView(record);
       });
     } catch (error) {
       if (error instanceof StoreConflictError) return this.existing(record.fingerprint);
       throw error;
     }
+  }
+
+  /**
+   * A vote made the activity run and the handler failed: its effects rolled back; record the
+   * vote and the FAILED status in a transaction of its own — unless another vote settled the
+   * activity meanwhile, which then stands.
+   */
+  private async storeVoteFailed({
+    record,
+    error: cause,
+    evaluation,
+    vote,
+  }: ExecutionFailed): Promise<Activity> {
+    return this.deps.store.transaction(async (tx) => {
+      const current = await tx.activities.getForUpdate(record.organizationId, record.id);
+      if (!current) throw new Error('activity vanished while a vote was recorded');
+      const voter = vote!.userId;
+      if (current.status !== CONSENSUS_NEEDED || current.votes.some((v) => v.userId === voter)) {
+        return activityView(current);
+      }
+      current.votes.push(vote!);
+      current.status = 'ACTIVITY_STATUS_FAILED';
+      current.failure = cause.toStatus();
+      current.updatedAt = vote!.createdAt;
+      delete current.result;
+      await tx.activities.update(current);
+      await tx.policyEvaluations.insert(evaluation);
+      return activityView(current);
+    });
   }
 
   private async existing(fingerprint: string): Promise<Activity> {
@@ -202,23 +496,16 @@ export class ActivityService {
     }
   }
 
-  private newRecord(
-    definition: ActivityDefinition,
-    organizationId: string,
-    parameters: Record<string, unknown>,
-    fingerprint: string,
-    body: Record<string, unknown>,
-    now: number,
-  ): ActivityRecord {
+  private newRecord(s: ParsedSubmission, now: number): ActivityRecord {
     return {
       id: this.deps.ids.activityId(),
-      organizationId,
-      type: definition.type,
+      organizationId: s.organizationId,
+      type: s.definition.type,
       status: 'ACTIVITY_STATUS_CREATED',
-      parameters,
+      parameters: s.parameters,
       votes: [],
-      fingerprint,
-      timestampMs: body.timestampMs as string,
+      fingerprint: s.fingerprint,
+      timestampMs: s.body.timestampMs as string,
       createdAt: now,
       updatedAt: now,
     };
@@ -229,38 +516,22 @@ export class ActivityService {
     record: ActivityRecord,
     principal: Principal,
     message: string,
+    selection: VoteSelection,
     now: number,
-  ) {
+  ): Promise<VoteRecord> {
     const keys = await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId);
     return {
       id: this.deps.ids.uuid(),
       activityId: record.id,
       userId: principal.user.userId,
+      apiKeyId: principal.apiKey.apiKeyId,
       user: userView(principal.user, keys),
-      selection: 'VOTE_SELECTION_APPROVED' as const,
+      selection,
       message,
       publicKey: principal.stamp.publicKey,
       signature: principal.stamp.signature,
       scheme: principal.stamp.scheme,
       createdAt: now,
     };
-  }
-}
-
-/**
- * Until the policy engine lands, only the target organization's root-quorum users may
- * submit activities. A parent organization's users may read a sub-organization, never write.
- */
-function authorize(principal: Principal, organization: OrganizationRecord): void {
-  if (principal.organizationId !== organization.organizationId) {
-    throw new KeyholdError('ORGANIZATION_MISMATCH', {
-      targetOrganizationId: organization.organizationId,
-      voterOrganizationId: principal.organizationId,
-    });
-  }
-  if (!organization.rootQuorum.userIds.includes(principal.user.userId)) {
-    throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
-      reason: 'only root quorum users may submit activities',
-    });
   }
 }

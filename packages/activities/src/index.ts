@@ -8,10 +8,29 @@ export {
   ActivityService,
   type ActivityServiceDeps,
   type ActivityServiceOptions,
+  DEFAULT_CONSENSUS_EXPIRY_MS,
   DEFAULT_TIMESTAMP_TOLERANCE_MS,
   fingerprintOf,
 } from './activity-service.js';
 export { normalizeApiPublicKey } from './api-key-public-key.js';
+export { conditionContextOf, policyParamsOf } from './decision/condition-context.js';
+export { consensusContextOf, policyUser } from './decision/consensus-context.js';
+export {
+  type ActivityDecision,
+  type DecisionOutcome,
+  type DecisionReason,
+  type DecisionSubject,
+  decide,
+  loadPolicySet,
+  rootQuorumStanding,
+} from './decision/decide.js';
+export { checkPolicyTexts, policyErrorToKeyholdError } from './decision/policy-errors.js';
+export {
+  consensusExpired,
+  consensusExpiresAt,
+  namedInConsensus,
+  votingRights,
+} from './decision/voting-rights.js';
 export { ACTIVITY_HANDLERS, type ActivityContext, type ActivityHandler } from './handlers/index.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {

@@ -41,16 +41,21 @@ export async function bootstrapOrganization(
     return await bootstrapOnce(deps, input);
   } catch (error) {
     // Another instance bootstrapped the same organization at the same moment: its id is
-    // derived from the name, so our insert collided; read what it wrote.
+    // derived from the name and key, so our insert collided; read what it wrote.
     if (error instanceof StoreConflictError) return bootstrapOnce(deps, input);
     throw error;
   }
 }
 
-/** The id of a bootstrap organization: derived from its name, so racing instances agree. */
-export function bootstrapOrganizationId(organizationName: string): string {
+/**
+ * The id of a bootstrap organization: derived from its name and root key, so instances racing
+ * to bootstrap the same organization agree, and different deployments do not collide.
+ */
+export function bootstrapOrganizationId(organizationName: string, apiPublicKey: string): string {
   const h = sha256(
-    new TextEncoder().encode(`keyhold/bootstrap-organization/v1:${organizationName}`),
+    new TextEncoder().encode(
+      `keyhold/bootstrap-organization/v1:${apiPublicKey}:${organizationName}`,
+    ),
   );
   h[6] = 0x40 | (h[6]! & 0x0f);
   h[8] = 0x80 | (h[8]! & 0x3f);
@@ -81,7 +86,7 @@ async function bootstrapOnce(
       };
     }
     const now = deps.clock.now();
-    const organizationId = bootstrapOrganizationId(input.organizationName);
+    const organizationId = bootstrapOrganizationId(input.organizationName, publicKey);
     const userId = deps.ids.uuid();
     const apiKeyId = deps.ids.uuid();
     await tx.organizations.insert({

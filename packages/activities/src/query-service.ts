@@ -5,6 +5,7 @@
  */
 import { KeyholdError, validateQuery } from '@keyhold/protocol';
 import { requireOrganization } from './activity-service.js';
+import { DEFAULT_CONSENSUS_EXPIRY_MS } from './decision/voting-rights.js';
 import type { Clock } from './ports/clock.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
@@ -16,6 +17,10 @@ export interface QueryServiceDeps {
   store: Store;
   verifier: SignatureVerifier;
   clock: Clock;
+  options?: {
+    /** As ActivityServiceOptions.consensusExpiryMs: when `canApprove` stops being true. */
+    consensusExpiryMs?: number;
+  };
 }
 
 export class QueryService {
@@ -37,7 +42,16 @@ export class QueryService {
     return this.deps.store.transaction(async (tx) => {
       const organization = await requireOrganization(tx, organizationId);
       const principal = await findPrincipal(tx, organization, stamp, now);
-      return handler({ tx, organization, principal }, body);
+      return handler(
+        {
+          tx,
+          organization,
+          principal,
+          now,
+          consensusExpiryMs: this.deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS,
+        },
+        body,
+      );
     });
   }
 }

@@ -12,6 +12,8 @@ import type {
   AddressFormat,
   ApiKeyCurve,
   Curve,
+  Effect,
+  Outcome,
   PathFormat,
   Quorum,
   StatusBody,
@@ -104,6 +106,8 @@ export interface VoteRecord {
   id: string;
   activityId: string;
   userId: string;
+  /** The API key that stamped the vote (absent on votes stored before it was recorded). */
+  apiKeyId?: string;
   /** The voter as they were when they voted. */
   user: User;
   selection: VoteSelection;
@@ -131,4 +135,52 @@ export interface ActivityRecord {
   timestampMs: string;
   createdAt: number;
   updatedAt: number;
+}
+
+export interface PolicyRecord {
+  organizationId: string;
+  policyId: string;
+  /** Unique in the organization ("policy label must be unique"). */
+  policyName: string;
+  effect: Effect;
+  /** Policy-language texts; absent means "always" (checked by the engine when written). */
+  condition?: string;
+  consensus?: string;
+  time?: string;
+  notes: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * A user tag or a private-key tag. Membership lives on the tagged record
+ * (`UserRecord.userTags`, `PrivateKeyRecord.privateKeyTags`), as tag ids.
+ */
+export interface TagRecord {
+  organizationId: string;
+  tagId: string;
+  /** Unique per organization and kind of tag. */
+  tagName: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type UserTagRecord = TagRecord;
+export type PrivateKeyTagRecord = TagRecord;
+
+/** The outcome of one policy in one decision. */
+export interface PolicyOutcomeRecord {
+  policyId: string;
+  outcome: Outcome;
+}
+
+/** One decision on an activity (per vote): the outcome of every policy of the organization. */
+export interface PolicyEvaluationRecord {
+  id: string;
+  activityId: string;
+  organizationId: string;
+  /** The vote that caused the decision. */
+  voteId?: string;
+  policyEvaluations: PolicyOutcomeRecord[];
+  createdAt: number;
 }

@@ -8,7 +8,11 @@ import {
   type ApiKey,
   activityDefinitionOf,
   type CredentialType,
+  type Policy,
+  type PolicyEvaluation,
   type PrivateKey,
+  type Tag,
+  type TagType,
   timestampOf,
   type User,
   type Vote,
@@ -18,7 +22,10 @@ import {
 import type {
   ActivityRecord,
   ApiKeyRecord,
+  PolicyEvaluationRecord,
+  PolicyRecord,
   PrivateKeyRecord,
+  TagRecord,
   UserRecord,
   VoteRecord,
   WalletAccountRecord,
@@ -118,8 +125,23 @@ export function voteView(vote: VoteRecord): Vote {
   };
 }
 
-/** The wire Activity: intent and result under the keys the clients read. */
-export function activityView(record: ActivityRecord): Activity {
+/** What the user reading an activity may do with it (both false unless computed for them). */
+export interface VotingRights {
+  canApprove: boolean;
+  canReject: boolean;
+}
+
+export const NO_VOTING_RIGHTS: VotingRights = { canApprove: false, canReject: false };
+
+/**
+ * The wire Activity: intent and result under the keys the clients read. `canApprove` and
+ * `canReject` say what the reader may do; they are only ever true while the activity awaits
+ * consensus (see `votingRights`).
+ */
+export function activityView(
+  record: ActivityRecord,
+  rights: VotingRights = NO_VOTING_RIGHTS,
+): Activity {
   const def = activityDefinitionOf(record.type);
   const intentKey = def?.intentKey ?? 'intent';
   const resultKey = def?.resultKey ?? 'result';
@@ -133,11 +155,49 @@ export function activityView(record: ActivityRecord): Activity {
     result: record.result ? { [resultKey]: record.result } : {},
     votes: record.votes.map(voteView),
     fingerprint: record.fingerprint,
-    canApprove: pending,
-    canReject: pending,
+    canApprove: pending && rights.canApprove,
+    canReject: pending && rights.canReject,
     createdAt: timestampOf(record.createdAt),
     updatedAt: timestampOf(record.updatedAt),
     ...(record.failure ? { failure: record.failure } : {}),
     timestampMs: record.timestampMs,
+  };
+}
+
+export function policyView(policy: PolicyRecord): Policy {
+  return {
+    policyId: policy.policyId,
+    policyName: policy.policyName,
+    effect: policy.effect,
+    createdAt: timestampOf(policy.createdAt),
+    updatedAt: timestampOf(policy.updatedAt),
+    notes: policy.notes,
+    consensus: policy.consensus ?? '',
+    condition: policy.condition ?? '',
+    ...(policy.time !== undefined ? { time: policy.time } : {}),
+  };
+}
+
+export function tagView(tag: TagRecord, tagType: TagType): Tag {
+  return {
+    tagId: tag.tagId,
+    tagName: tag.tagName,
+    tagType,
+    createdAt: timestampOf(tag.createdAt),
+    updatedAt: timestampOf(tag.updatedAt),
+  };
+}
+
+export function policyEvaluationView(evaluation: PolicyEvaluationRecord): PolicyEvaluation {
+  return {
+    id: evaluation.id,
+    activityId: evaluation.activityId,
+    organizationId: evaluation.organizationId,
+    voteId: evaluation.voteId ?? '',
+    policyEvaluations: evaluation.policyEvaluations.map((e) => ({
+      policyId: e.policyId,
+      outcome: e.outcome,
+    })),
+    createdAt: timestampOf(evaluation.createdAt),
   };
 }

@@ -6,8 +6,14 @@
  */
 import type { ActivityType } from './enums.js';
 
-export type ActivityResource = 'ORGANIZATION' | 'USER' | 'CREDENTIAL' | 'WALLET' | 'PRIVATE_KEY';
-export type ActivityAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'SIGN';
+export type ActivityResource =
+  | 'ORGANIZATION'
+  | 'USER'
+  | 'CREDENTIAL'
+  | 'WALLET'
+  | 'PRIVATE_KEY'
+  | 'POLICY';
+export type ActivityAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'SIGN' | 'EXPORT' | 'IMPORT';
 
 export interface ActivityDefinition {
   readonly type: ActivityType;
@@ -64,7 +70,46 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   // Sign activities count as resource PRIVATE_KEY even when they sign with a wallet account.
   ...define('SIGN_RAW_PAYLOAD', [1, 2], 'PRIVATE_KEY', 'SIGN'),
   ...define('SIGN_RAW_PAYLOADS', [1], 'PRIVATE_KEY', 'SIGN'),
+  // Both versions answer under `signTransactionResult` (no version suffix, wire-compat §2.2).
+  ...define('SIGN_TRANSACTION', [1, 2], 'PRIVATE_KEY', 'SIGN'),
+  ...define('EXPORT_WALLET', [1], 'WALLET', 'EXPORT'),
+  ...define('EXPORT_WALLET_ACCOUNT', [1], 'WALLET', 'EXPORT'),
+  ...define('EXPORT_PRIVATE_KEY', [1], 'PRIVATE_KEY', 'EXPORT'),
+  ...define('INIT_IMPORT_WALLET', [1], 'WALLET', 'IMPORT'),
+  ...define('IMPORT_WALLET', [1], 'WALLET', 'IMPORT'),
+  ...define('INIT_IMPORT_PRIVATE_KEY', [1], 'PRIVATE_KEY', 'IMPORT'),
+  ...define('IMPORT_PRIVATE_KEY', [1], 'PRIVATE_KEY', 'IMPORT'),
+  // CREATE_POLICY V1 and V2 (selector-based) are not served: the path refuses them with
+  // "activity type not supported". V3 is what every current client sends.
+  ...define('CREATE_POLICY', [3], 'POLICY', 'CREATE'),
+  ...define('CREATE_POLICIES', [1], 'POLICY', 'CREATE'),
+  ...define('UPDATE_POLICY', [1, 2], 'POLICY', 'UPDATE', (v) =>
+    v === 1 ? 'updatePolicyResult' : 'updatePolicyResultV2',
+  ),
+  ...define('DELETE_POLICY', [1], 'POLICY', 'DELETE'),
+  ...define('DELETE_POLICIES', [1], 'POLICY', 'DELETE'),
+  ...define('CREATE_USER_TAG', [1], 'USER', 'CREATE'),
+  ...define('UPDATE_USER_TAG', [1], 'USER', 'UPDATE'),
+  ...define('DELETE_USER_TAGS', [1], 'USER', 'DELETE'),
+  ...define('CREATE_PRIVATE_KEY_TAG', [1], 'PRIVATE_KEY', 'CREATE'),
+  ...define('UPDATE_PRIVATE_KEY_TAG', [1], 'PRIVATE_KEY', 'UPDATE'),
+  ...define('DELETE_PRIVATE_KEY_TAGS', [1], 'PRIVATE_KEY', 'DELETE'),
+  // Votes by fingerprint. They are not activities of their own: the answer is the target
+  // activity after the vote, so these result keys never appear on the wire.
+  ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('REJECT_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),
 ];
+
+/** Kinds decided by the root quorum alone (wire-compat §5): policies never apply to them. */
+export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
+  'UPDATE_ROOT_QUORUM',
+  'SET_ORGANIZATION_FEATURE',
+  'REMOVE_ORGANIZATION_FEATURE',
+  'UPDATE_ORGANIZATION_NAME',
+]);
+
+/** The vote kinds: APPROVE_ACTIVITY and REJECT_ACTIVITY. */
+export const VOTE_KINDS: ReadonlySet<string> = new Set(['APPROVE_ACTIVITY', 'REJECT_ACTIVITY']);
 
 const BY_TYPE = new Map(ACTIVITY_DEFINITIONS.map((d) => [d.type as string, d]));
 const BY_PATH = new Map<string, ActivityDefinition[]>();
@@ -78,4 +123,12 @@ export function activityDefinitionOf(type: string): ActivityDefinition | undefin
 /** The definitions served at a submit path (every version of one kind). */
 export function activityDefinitionsAt(path: string): readonly ActivityDefinition[] {
   return BY_PATH.get(path) ?? [];
+}
+
+/** The submit path of any activity type of the wire protocol, served or not. */
+export function submitPathOf(type: string): string {
+  return type
+    .replace(/^ACTIVITY_TYPE_/, '')
+    .replace(/_V\d+$/, '')
+    .toLowerCase();
 }

@@ -86,6 +86,56 @@ export const Messages = {
   REQUEST_NOT_AUTHORIZED: e(PERMISSION_DENIED, 'REQUEST_NOT_AUTHORIZED', 'request not authorized'),
   ORGANIZATION_MISMATCH: e(PERMISSION_DENIED, 'ORGANIZATION_MISMATCH', 'organization mismatch'),
 
+  // Policies
+  INVALID_POLICY_CONDITION: e(
+    INVALID_ARGUMENT,
+    'INVALID_POLICY_CONDITION',
+    'invalid policy condition',
+  ),
+  INVALID_POLICY_CONSENSUS: e(
+    INVALID_ARGUMENT,
+    'INVALID_POLICY_CONSENSUS',
+    'invalid policy consensus',
+  ),
+  INVALID_POLICY_TIME: e(INVALID_ARGUMENT, 'INVALID_POLICY_TIME', 'invalid policy time'),
+  POLICY_NAME_NOT_UNIQUE: e(
+    INVALID_ARGUMENT,
+    'POLICY_NAME_NOT_UNIQUE',
+    'policy label must be unique',
+  ),
+  USER_TAG_NAME_NOT_UNIQUE: e(
+    INVALID_ARGUMENT,
+    'USER_TAG_NAME_NOT_UNIQUE',
+    'user tag name must be unique',
+  ),
+  PRIVATE_KEY_TAG_NAME_NOT_UNIQUE: e(
+    INVALID_ARGUMENT,
+    'PRIVATE_KEY_TAG_NAME_NOT_UNIQUE',
+    'private key tag name must be unique',
+  ),
+
+  // Consensus (votes by fingerprint)
+  NO_ACTIVITY_WITH_FINGERPRINT: e(
+    NOT_FOUND,
+    'ACTIVITY_NOT_FOUND',
+    'No activity found with fingerprint. Consensus activities must target an existing activity by fingerprint',
+  ),
+  ALREADY_VOTED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'ALREADY_VOTED',
+    'user has already voted on this activity',
+  ),
+  ACTIVITY_NOT_AWAITING_CONSENSUS: e(
+    StatusCode.FAILED_PRECONDITION,
+    'ACTIVITY_FINISHED',
+    'activity is not awaiting consensus: votes are accepted only while its status is ACTIVITY_STATUS_CONSENSUS_NEEDED',
+  ),
+  CONSENSUS_EXPIRED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'CONSENSUS_EXPIRED',
+    'consensus expired: the approval window of this activity has closed; submit it again',
+  ),
+
   // Parameters
   INVALID_PAYLOAD_ENCODING: e(
     INVALID_ARGUMENT,
@@ -147,6 +197,8 @@ export const Messages = {
     'private key is disabled',
   ),
   USER_TAG_NOT_FOUND: e(NOT_FOUND, 'USER_TAG_NOT_FOUND', 'user tag not found'),
+  PRIVATE_KEY_TAG_NOT_FOUND: e(NOT_FOUND, 'PRIVATE_KEY_TAG_NOT_FOUND', 'private key tag not found'),
+  POLICY_NOT_FOUND: e(NOT_FOUND, 'POLICY_NOT_FOUND', 'policy not found'),
   SIGN_WITH_NOT_FOUND: e(
     NOT_FOUND,
     'SIGNER_NOT_FOUND',
@@ -156,6 +208,33 @@ export const Messages = {
   // Server
   INTERNAL: e(INTERNAL, 'INTERNAL', 'internal server error'),
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'UNAVAILABLE', 'service unavailable'),
+
+  // Transactions (SIGN_TRANSACTION)
+  FAILED_TO_PARSE_TRANSACTION: e(
+    INVALID_ARGUMENT,
+    'INVALID_TRANSACTION',
+    'failed to parse transaction',
+  ),
+  UNSUPPORTED_TRANSACTION_TYPE: e(
+    INVALID_ARGUMENT,
+    'UNSUPPORTED_TRANSACTION_TYPE',
+    'unsupported transaction type',
+  ),
+  SIGNER_NOT_IN_TRANSACTION: e(
+    INVALID_ARGUMENT,
+    'INVALID_TRANSACTION',
+    'signing key is not a signer of the transaction',
+  ),
+  TRANSACTION_INPUT_NOT_SIGNABLE: e(
+    INVALID_ARGUMENT,
+    'INVALID_TRANSACTION',
+    'cannot sign transaction input',
+  ),
+  PRIVATE_KEY_NOT_EXPORTABLE: e(
+    StatusCode.FAILED_PRECONDITION,
+    'PRIVATE_KEY_NOT_EXPORTABLE',
+    'private key cannot be exported: it was generated inside the HSM',
+  ),
 } as const satisfies Record<string, MessageEntry>;
 
 export type MessageKey = keyof typeof Messages;

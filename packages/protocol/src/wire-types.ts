@@ -10,6 +10,8 @@ import type {
   AddressFormat,
   CredentialType,
   Curve,
+  Effect,
+  Outcome,
   PathFormat,
   VoteSelection,
 } from './enums.js';
@@ -145,4 +147,38 @@ export interface SignatureResult {
   r: string;
   s: string;
   v: string;
+}
+
+/** `v1Policy`: `condition` and `consensus` are always strings (empty when absent). */
+export interface Policy {
+  policyId: string;
+  policyName: string;
+  effect: Effect;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  notes: string;
+  consensus: string;
+  condition: string;
+  time?: string;
+}
+
+export type TagType = 'TAG_TYPE_USER' | 'TAG_TYPE_PRIVATE_KEY';
+
+/** `datav1Tag`: a user tag or a private-key tag. */
+export interface Tag {
+  tagId: string;
+  tagName: string;
+  tagType: TagType;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/** `externalactivityv1PolicyEvaluation`: the outcome of every policy for one vote. */
+export interface PolicyEvaluation {
+  id: string;
+  activityId: string;
+  organizationId: string;
+  voteId: string;
+  policyEvaluations: { policyId: string; outcome: Outcome }[];
+  createdAt: Timestamp;
 }

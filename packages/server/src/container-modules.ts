@@ -73,6 +73,7 @@ export const coreModule = () =>
           new ActivityService({
             store: ctx.get(Store),
             vault: ctx.get(KeyVault),
+            signer: ctx.get<SignerKey>(SignerKey),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),
@@ -87,6 +88,7 @@ export const coreModule = () =>
             store: ctx.get(Store),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
+            options: ctx.get(ServerTokens.ActivityServiceOptions),
           }),
       )
       .inSingletonScope();

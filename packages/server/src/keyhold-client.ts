@@ -138,4 +138,14 @@ export class KeyholdClient {
   getActivity(activityId: string) {
     return this.query<{ activity: Activity }>('get_activity', { activityId });
   }
+
+  /** Approves the activity with this fingerprint; returns that activity after the vote. */
+  approveActivity(fingerprint: string): Promise<Activity> {
+    return this.submit('ACTIVITY_TYPE_APPROVE_ACTIVITY', { fingerprint });
+  }
+
+  /** Rejects the activity with this fingerprint; returns that activity after the vote. */
+  rejectActivity(fingerprint: string): Promise<Activity> {
+    return this.submit('ACTIVITY_TYPE_REJECT_ACTIVITY', { fingerprint });
+  }
 }

@@ -117,7 +117,10 @@ describe('bootstrap', () => {
 
   it('refuses a second bootstrap of the same name with another key', async () => {
     const keyhold = createKeyhold({ logger: silentLogger });
-    await keyhold.bootstrap({ organizationName: 'Once', apiPublicKey: generateApiKeyPair().publicKey });
+    await keyhold.bootstrap({
+      organizationName: 'Once',
+      apiPublicKey: generateApiKeyPair().publicKey,
+    });
     await expect(
       keyhold.bootstrap({ organizationName: 'Once', apiPublicKey: generateApiKeyPair().publicKey }),
     ).rejects.toThrow('already exists with other root credentials');

@@ -975,6 +975,7 @@ describe('consensus: a root quorum of two parks activities', () => {
   let organizationId: string;
   let sdk: ReturnType<typeof sdkClient>;
   let http: TurnkeyClient;
+  let approverSdk: ReturnType<typeof sdkClient>;
 
   beforeAll(async () => {
     const root = generateApiKeyPair();
@@ -1005,6 +1006,7 @@ describe('consensus: a root quorum of two parks activities', () => {
       userIds: [server.userId!, userIds[0]!],
     });
     expect(updated.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    approverSdk = sdkClient(server.url, organizationId, second);
   });
 
   afterAll(async () => {
@@ -1014,7 +1016,12 @@ describe('consensus: a root quorum of two parks activities', () => {
   it('sdk-server returns the CONSENSUS_NEEDED activity after polling, without throwing', async () => {
     const result = await sdk.createWallet({ walletName: 'needs-two', accounts: [ETH_ACCOUNT] });
     expect(result.activity.status).toBe('ACTIVITY_STATUS_CONSENSUS_NEEDED');
-    expect(result.activity.canApprove).toBe(true);
+    // canApprove / canReject are the reader's: the submitter has voted already, the other
+    // root user may still vote.
+    expect(result.activity.canApprove).toBe(false);
+    expect(result.activity.canReject).toBe(false);
+    const { activity } = await approverSdk.getActivity({ activityId: result.activity.id });
+    expect(activity).toMatchObject({ canApprove: true, canReject: true });
     expect((result as { walletId?: string }).walletId).toBeUndefined();
     expect((await sdk.getWallets()).wallets).toHaveLength(0);
   });

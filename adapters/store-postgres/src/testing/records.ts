@@ -7,7 +7,10 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   OrganizationRecord,
+  PolicyEvaluationRecord,
+  PolicyRecord,
   PrivateKeyRecord,
+  TagRecord,
   UserRecord,
   WalletAccountRecord,
   WalletRecord,
@@ -133,5 +136,41 @@ export const activity = (
   timestampMs: '1700000000000',
   createdAt: 1_700_000_000_000,
   updatedAt: 1_700_000_000_000,
+  ...o,
+});
+
+export const policy = (organizationId: string, o: Partial<PolicyRecord> = {}): PolicyRecord => ({
+  organizationId,
+  policyId: fresh('policy'),
+  policyName: fresh('Allow signing'),
+  effect: 'EFFECT_ALLOW',
+  condition: "activity.action == 'SIGN'",
+  consensus: 'approvers.count() >= 2',
+  notes: 'two approvals to sign',
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  ...o,
+});
+
+export const tag = (organizationId: string, o: Partial<TagRecord> = {}): TagRecord => ({
+  organizationId,
+  tagId: fresh('tag'),
+  tagName: fresh('ops'),
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  ...o,
+});
+
+export const policyEvaluation = (
+  organizationId: string,
+  activityId: string,
+  o: Partial<PolicyEvaluationRecord> = {},
+): PolicyEvaluationRecord => ({
+  id: fresh('evaluation'),
+  activityId,
+  organizationId,
+  voteId: fresh('vote'),
+  policyEvaluations: [{ policyId: fresh('policy'), outcome: 'OUTCOME_ALLOW' }],
+  createdAt: 1_700_000_000_000,
   ...o,
 });

@@ -92,7 +92,8 @@ export interface Target {
 }
 
 const TRUNCATE =
-  'TRUNCATE organizations, users, api_keys, wallets, wallet_accounts, private_keys, activities RESTART IDENTITY';
+  'TRUNCATE organizations, users, api_keys, wallets, wallet_accounts, private_keys, activities, ' +
+  'policies, user_tags, private_key_tags, policy_evaluations RESTART IDENTITY';
 
 /**
  * PGlite in memory. `owned`: each store opens its own in-memory PGlite (the factory's

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { KeyVault } from '@keyhold/keys';
+import type { BundleSigner, KeyVault } from '@keyhold/keys';
 import type { ActivityDefinition } from '@keyhold/protocol';
 import type { Ids } from '../ports/ids.js';
 import type { StoreTransaction } from '../ports/store.js';
@@ -17,6 +17,8 @@ export interface ActivityContext {
   readonly organization: OrganizationRecord;
   readonly principal: Principal;
   readonly vault: KeyVault;
+  /** The server's signer key: signs export and import bundles. */
+  readonly signer: BundleSigner;
   readonly ids: Ids;
   /** The activity's time (epoch ms): every record it writes carries it. */
   readonly now: number;

@@ -5,7 +5,7 @@
 import type { UserRecord } from '../records.js';
 import type { ActivityHandler } from './activity-handler.js';
 import { type ApiKeyParams, addApiKeys, precheckApiKeys } from './api-key-creation.js';
-import { requireUserTags } from './user-tags.js';
+import { requireUserTags } from './tags.js';
 
 interface UserParams {
   userName: string;

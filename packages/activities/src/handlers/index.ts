@@ -6,9 +6,34 @@ import type { ActivityHandler } from './activity-handler.js';
 import { createApiKeysHandler, deleteApiKeysHandler } from './create-api-keys.js';
 import { createApiOnlyUsersHandler, createUsersHandler } from './create-users.js';
 import { deleteUsersHandler } from './delete-users.js';
+import {
+  exportPrivateKeyHandler,
+  exportWalletAccountHandler,
+  exportWalletHandler,
+  importPrivateKeyHandler,
+  importWalletHandler,
+  initImportPrivateKeyHandler,
+  initImportWalletHandler,
+} from './export-import.js';
 import { updateOrganizationNameHandler, updateRootQuorumHandler } from './organization.js';
+import {
+  createPoliciesHandler,
+  createPolicyHandler,
+  deletePoliciesHandler,
+  deletePolicyHandler,
+  updatePolicyHandler,
+} from './policies.js';
 import { createPrivateKeysHandler } from './private-keys.js';
 import { signRawPayloadHandler, signRawPayloadsHandler } from './sign-raw-payload.js';
+import { signTransactionHandler } from './sign-transaction.js';
+import {
+  createPrivateKeyTagHandler,
+  createUserTagHandler,
+  deletePrivateKeyTagsHandler,
+  deleteUserTagsHandler,
+  updatePrivateKeyTagHandler,
+  updateUserTagHandler,
+} from './tags.js';
 import { updateUserHandler, updateUserNameHandler } from './update-user.js';
 import {
   createWalletAccountsHandler,
@@ -18,7 +43,10 @@ import {
 
 export type { ActivityContext, ActivityHandler } from './activity-handler.js';
 
-/** Handlers by activity kind (every version of a kind shares one handler). */
+/**
+ * Handlers by activity kind (every version of a kind shares one handler). APPROVE_ACTIVITY
+ * and REJECT_ACTIVITY have none: the activity service records them as votes on their target.
+ */
 export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> = {
   CREATE_USERS: createUsersHandler,
   CREATE_API_ONLY_USERS: createApiOnlyUsersHandler,
@@ -35,4 +63,23 @@ export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> = {
   CREATE_PRIVATE_KEYS: createPrivateKeysHandler,
   SIGN_RAW_PAYLOAD: signRawPayloadHandler,
   SIGN_RAW_PAYLOADS: signRawPayloadsHandler,
+  SIGN_TRANSACTION: signTransactionHandler,
+  EXPORT_WALLET: exportWalletHandler,
+  EXPORT_WALLET_ACCOUNT: exportWalletAccountHandler,
+  EXPORT_PRIVATE_KEY: exportPrivateKeyHandler,
+  INIT_IMPORT_WALLET: initImportWalletHandler,
+  IMPORT_WALLET: importWalletHandler,
+  INIT_IMPORT_PRIVATE_KEY: initImportPrivateKeyHandler,
+  IMPORT_PRIVATE_KEY: importPrivateKeyHandler,
+  CREATE_POLICY: createPolicyHandler,
+  CREATE_POLICIES: createPoliciesHandler,
+  UPDATE_POLICY: updatePolicyHandler,
+  DELETE_POLICY: deletePolicyHandler,
+  DELETE_POLICIES: deletePoliciesHandler,
+  CREATE_USER_TAG: createUserTagHandler,
+  UPDATE_USER_TAG: updateUserTagHandler,
+  DELETE_USER_TAGS: deleteUserTagsHandler,
+  CREATE_PRIVATE_KEY_TAG: createPrivateKeyTagHandler,
+  UPDATE_PRIVATE_KEY_TAG: updatePrivateKeyTagHandler,
+  DELETE_PRIVATE_KEY_TAGS: deletePrivateKeyTagsHandler,
 };

@@ -3,11 +3,12 @@
  * @module
  */
 import { deriveAddress } from '@keyhold/keys';
-import { type AddressFormat, type Curve, KeyholdError } from '@keyhold/protocol';
+import type { AddressFormat, Curve } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PrivateKeyRecord } from '../records.js';
 import type { ActivityHandler } from './activity-handler.js';
 import { SAMPLE_PUBLIC_KEY } from './sample-public-keys.js';
+import { requirePrivateKeyTags } from './tags.js';
 
 interface PrivateKeyParams {
   privateKeyName: string;
@@ -27,13 +28,7 @@ export const createPrivateKeysHandler: ActivityHandler<{ privateKeys: PrivateKey
   async execute(ctx, p) {
     const created: { privateKeyId: string; addresses: PrivateKeyRecord['addresses'] }[] = [];
     for (const params of p.privateKeys) {
-      // Private-key tags arrive with the policy engine; none exists yet.
-      if ((params.privateKeyTags ?? []).length > 0) {
-        throw new KeyholdError('BAD_REQUEST_BODY', {
-          field: 'privateKeyTags',
-          reason: 'private key tag not found',
-        });
-      }
+      const privateKeyTags = await requirePrivateKeyTags(ctx, params.privateKeyTags);
       const vaultKey = await ctx.vault.createKey(params.curve);
       const addresses = [...new Set(params.addressFormats ?? [])].map((format) => ({
         format,
@@ -46,7 +41,7 @@ export const createPrivateKeysHandler: ActivityHandler<{ privateKeys: PrivateKey
         curve: params.curve,
         publicKey: bytesToHex(vaultKey.publicKey),
         addresses,
-        privateKeyTags: [],
+        privateKeyTags,
         key: vaultKey.key,
         exported: false,
         imported: false,

@@ -4,7 +4,7 @@
  */
 import { KeyholdError } from '@keyhold/protocol';
 import type { ActivityContext, ActivityHandler } from './activity-handler.js';
-import { requireUserTags } from './user-tags.js';
+import { requireUserTags } from './tags.js';
 
 interface UpdateUser {
   userId: string;

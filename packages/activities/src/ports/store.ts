@@ -2,7 +2,8 @@
  * The Store port: a transactional unit of work with one repository per record. Every
  * repository returns copies; mutating a returned record changes nothing until it is written
  * back. A constraint the Store enforces (one activity per fingerprint, unique paths per
- * wallet, unique API-key public keys per organization) surfaces as a StoreConflictError.
+ * wallet, unique API-key public keys per organization, unique policy and tag names per
+ * organization) surfaces as a StoreConflictError.
  * @module
  */
 import type { ActivityStatus, ActivityType } from '@keyhold/protocol';
@@ -10,7 +11,10 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   OrganizationRecord,
+  PolicyEvaluationRecord,
+  PolicyRecord,
   PrivateKeyRecord,
+  TagRecord,
   UserRecord,
   WalletAccountRecord,
   WalletRecord,
@@ -93,6 +97,12 @@ export interface PrivateKeyRepository {
 
 export interface ActivityRepository {
   get(organizationId: string, activityId: string): Promise<ActivityRecord | undefined>;
+  /**
+   * Like `get`, and holds the activity until the transaction ends: a concurrent
+   * `getForUpdate` of the same activity (another instance's vote) waits, then reads what this
+   * transaction committed. Votes use it so no vote is lost under READ COMMITTED.
+   */
+  getForUpdate(organizationId: string, activityId: string): Promise<ActivityRecord | undefined>;
   findByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined>;
   /** Newest first. */
   list(
@@ -104,6 +114,31 @@ export interface ActivityRepository {
   update(record: ActivityRecord): Promise<void>;
 }
 
+/**
+ * Policies, user tags and private-key tags: listed by `createdAt`, ties in insertion order;
+ * names unique per organization (`insert` and `update` throw StoreConflictError with the
+ * repository's name constraint: `policy_name`, `user_tag_name`, `private_key_tag_name`).
+ */
+export interface NamedRecordRepository<R> {
+  get(organizationId: string, id: string): Promise<R | undefined>;
+  list(organizationId: string): Promise<R[]>;
+  /** Exact (case-sensitive) name match. */
+  findByName(organizationId: string, name: string): Promise<R | undefined>;
+  insert(record: R): Promise<void>;
+  update(record: R): Promise<void>;
+  delete(organizationId: string, id: string): Promise<void>;
+}
+
+export type PolicyRepository = NamedRecordRepository<PolicyRecord>;
+export type UserTagRepository = NamedRecordRepository<TagRecord>;
+export type PrivateKeyTagRepository = NamedRecordRepository<TagRecord>;
+
+export interface PolicyEvaluationRepository {
+  /** The evaluations of one activity, oldest first (createdAt, ties in insertion order). */
+  listByActivity(organizationId: string, activityId: string): Promise<PolicyEvaluationRecord[]>;
+  insert(record: PolicyEvaluationRecord): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -113,6 +148,10 @@ export interface StoreTransaction {
   readonly walletAccounts: WalletAccountRepository;
   readonly privateKeys: PrivateKeyRepository;
   readonly activities: ActivityRepository;
+  readonly policies: PolicyRepository;
+  readonly userTags: UserTagRepository;
+  readonly privateKeyTags: PrivateKeyTagRepository;
+  readonly policyEvaluations: PolicyEvaluationRepository;
 }
 
 export interface Store {

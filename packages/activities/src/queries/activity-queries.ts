@@ -3,8 +3,10 @@
  * @module
  */
 import { type ActivityStatus, type ActivityType, KeyholdError } from '@keyhold/protocol';
+import { votingRights } from '../decision/voting-rights.js';
+import type { ActivityRecord } from '../records.js';
 import { activityView } from '../views.js';
-import type { QueryHandler } from './query-handler.js';
+import type { QueryContext, QueryHandler } from './query-handler.js';
 
 export const DEFAULT_PAGE_LIMIT = 10;
 
@@ -14,8 +16,24 @@ export const getActivity: QueryHandler = async (ctx, body: { activityId: string 
     body.activityId.toLowerCase(),
   );
   if (!record) throw new KeyholdError('ACTIVITY_NOT_FOUND', { activityId: body.activityId });
-  return { activity: activityView(record) };
+  return { activity: await viewFor(ctx, record) };
 };
+
+/** The activity as the reader sees it: canApprove / canReject say what they may do. */
+async function viewFor(ctx: QueryContext, record: ActivityRecord) {
+  const { principal, organization } = ctx;
+  // A reader from the parent organization may read, never vote.
+  if (principal.organizationId !== organization.organizationId) return activityView(record);
+  const rights = await votingRights(
+    ctx.tx,
+    organization,
+    record,
+    principal.user.userId,
+    ctx.now,
+    ctx.consensusExpiryMs,
+  );
+  return activityView(record, rights);
+}
 
 export const listActivities: QueryHandler = async (
   ctx,
@@ -35,5 +53,7 @@ export const listActivities: QueryHandler = async (
       ...(page.before ? { before: page.before.toLowerCase() } : {}),
     },
   );
-  return { activities: records.map(activityView) };
+  const activities = [];
+  for (const record of records) activities.push(await viewFor(ctx, record));
+  return { activities };
 };

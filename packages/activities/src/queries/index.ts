@@ -19,6 +19,13 @@ import {
   listUsers,
   whoami,
 } from './organization-queries.js';
+import {
+  getPolicy,
+  getPolicyEvaluations,
+  listPolicies,
+  listPrivateKeyTags,
+  listUserTags,
+} from './policy-queries.js';
 import type { QueryHandler } from './query-handler.js';
 
 export type { QueryContext, QueryHandler } from './query-handler.js';
@@ -38,4 +45,9 @@ export const QUERY_HANDLERS: Readonly<Record<string, QueryHandler>> = {
   get_wallet_account: getWalletAccount,
   list_private_keys: listPrivateKeys,
   get_private_key: getPrivateKey,
+  list_policies: listPolicies,
+  get_policy: getPolicy,
+  get_policy_evaluations: getPolicyEvaluations,
+  list_user_tags: listUserTags,
+  list_private_key_tags: listPrivateKeyTags,
 };

@@ -3,7 +3,7 @@
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
-import { apiKeyView, privateKeyView, userView, walletView } from '../views.js';
+import { apiKeyView, policyView, privateKeyView, tagView, userView, walletView } from '../views.js';
 import type { QueryContext, QueryHandler } from './query-handler.js';
 
 async function usersOf(ctx: QueryContext) {
@@ -36,20 +36,26 @@ export const whoami: QueryHandler = async (ctx) => {
 
 export const getOrganization: QueryHandler = async (ctx) => {
   const org = ctx.organization;
-  const [users, wallets, privateKeys] = await Promise.all([
+  const [users, wallets, privateKeys, policies, userTags, privateKeyTags] = await Promise.all([
     usersOf(ctx),
     ctx.tx.wallets.list(org.organizationId),
     ctx.tx.privateKeys.list(org.organizationId),
+    ctx.tx.policies.list(org.organizationId),
+    ctx.tx.userTags.list(org.organizationId),
+    ctx.tx.privateKeyTags.list(org.organizationId),
   ]);
   return {
     organizationData: {
       organizationId: org.organizationId,
       name: org.name,
       users,
-      policies: [],
+      policies: policies.map(policyView),
       privateKeys: privateKeys.map(privateKeyView),
       invitations: [],
-      tags: [],
+      tags: [
+        ...userTags.map((t) => tagView(t, 'TAG_TYPE_USER')),
+        ...privateKeyTags.map((t) => tagView(t, 'TAG_TYPE_PRIVATE_KEY')),
+      ],
       rootQuorum: { threshold: org.rootQuorum.threshold, userIds: [...org.rootQuorum.userIds] },
       features: [],
       wallets: wallets.map(walletView),

@@ -10,6 +10,10 @@ export interface QueryContext {
   readonly tx: StoreTransaction;
   readonly organization: OrganizationRecord;
   readonly principal: Principal;
+  /** The server's time (epoch ms). */
+  readonly now: number;
+  /** How long after its first vote an activity may still be approved (for canApprove). */
+  readonly consensusExpiryMs: number;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: bodies are validated by the query schema first.

@@ -506,10 +506,18 @@ describe('deriveImportTargetKey', () => {
     const user = '22222222-2222-4222-8222-222222222222';
     const key = deriveImportTargetKey(secret, org, user);
     expect(deriveImportTargetKey(secret, org, user)).toEqual(key);
-    expect(deriveImportTargetKey(secret, org, '33333333-3333-4333-8333-333333333333')).not.toEqual(key);
+    expect(deriveImportTargetKey(secret, org, '33333333-3333-4333-8333-333333333333')).not.toEqual(
+      key,
+    );
     const signer = { privateKey: new Uint8Array(32).fill(9) };
-    const { importBundle } = createImportTarget({ organizationId: org, userId: user, signer, targetPrivateKey: key });
-    const mnemonic = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+    const { importBundle } = createImportTarget({
+      organizationId: org,
+      userId: user,
+      signer,
+      targetPrivateKey: key,
+    });
+    const mnemonic =
+      'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
     const encryptedBundle = await encryptWalletToBundle({
       mnemonic,
       importBundle,
@@ -517,7 +525,10 @@ describe('deriveImportTargetKey', () => {
       organizationId: org,
       dangerouslyOverrideSignerPublicKey: bundleSignerPublicKey(signer),
     });
-    const plaintext = await openImportBundle({ encryptedBundle, targetPrivateKey: deriveImportTargetKey(secret, org, user) });
+    const plaintext = await openImportBundle({
+      encryptedBundle,
+      targetPrivateKey: deriveImportTargetKey(secret, org, user),
+    });
     expect(parseImportedMnemonic(plaintext)).toBe(mnemonic);
   });
 });

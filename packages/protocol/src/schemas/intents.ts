@@ -3,8 +3,25 @@
  * @module
  */
 import type { ActivityType } from '../enums.js';
-import { MNEMONIC_LENGTHS } from '../enums.js';
-import { arr, bool, int, name, obj, type Schema, str, uuid, withError } from './schema-builders.js';
+import {
+  ADDRESS_FORMATS,
+  CURVES,
+  MNEMONIC_LANGUAGES,
+  MNEMONIC_LENGTHS,
+  TRANSACTION_TYPES,
+} from '../enums.js';
+import {
+  arr,
+  bool,
+  enumOf,
+  int,
+  name,
+  obj,
+  type Schema,
+  str,
+  uuid,
+  withError,
+} from './schema-builders.js';
 import {
   accountParams,
   apiKeyParamsV1,
@@ -13,8 +30,10 @@ import {
   hashFunction,
   payload,
   payloadEncoding,
+  policyParamsV3,
   privateKeyParams,
   signWith,
+  updatePolicyParams,
   userParams,
 } from './shapes.js';
 
@@ -25,6 +44,37 @@ const signRaw = (signer: Record<string, Schema>, required: string) =>
     { ...signer, payload: payload(), encoding: payloadEncoding(), hashFunction: hashFunction() },
     [required, 'payload', 'encoding', 'hashFunction'],
   );
+
+/**
+ * SIGN_TRANSACTION: the types Keyhold signs (TEMPO is not one yet: "unsupported transaction
+ * type"); 512 KiB of hex is far above any transaction or PSBT a client sends. Whether the hex
+ * decodes is the handler's precheck ("failed to parse transaction").
+ */
+const signTransactionIntent = (signer: Record<string, Schema>, required: string) =>
+  obj(
+    {
+      ...signer,
+      type: enumOf(
+        TRANSACTION_TYPES.filter((t) => t !== 'TRANSACTION_TYPE_TEMPO'),
+        'UNSUPPORTED_TRANSACTION_TYPE',
+      ),
+      unsignedTransaction: withError(
+        str({ minLength: 1, maxLength: 524_288 }),
+        'FAILED_TO_PARSE_TRANSACTION',
+      ),
+    },
+    [required, 'type', 'unsignedTransaction'],
+  );
+
+/** A P-256 public key (hex, compressed or uncompressed) that a bundle is encrypted to. */
+const targetPublicKey = () =>
+  withError(
+    str({ pattern: '^(0x)?([0-9a-fA-F]{66}|[0-9a-fA-F]{130})$' }),
+    'INVALID_PUBLIC_KEY',
+    'INVALID_PUBLIC_KEY',
+  );
+/** The client's `{encappedPublic, ciphertext}` JSON string; 64 KiB bounds any mnemonic or key. */
+const encryptedBundle = () => str({ minLength: 2, maxLength: 65536 });
 
 /** Parameters schema by activity type. */
 export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
@@ -104,4 +154,83 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
     },
     ['signWith', 'payloads', 'encoding', 'hashFunction'],
   ),
+  ACTIVITY_TYPE_SIGN_TRANSACTION: signTransactionIntent({ privateKeyId: uuid() }, 'privateKeyId'),
+  ACTIVITY_TYPE_SIGN_TRANSACTION_V2: signTransactionIntent({ signWith: signWith() }, 'signWith'),
+
+  ACTIVITY_TYPE_CREATE_POLICY_V3: policyParamsV3,
+  ACTIVITY_TYPE_EXPORT_WALLET: obj(
+    { walletId: uuid(), targetPublicKey: targetPublicKey(), language: enumOf(MNEMONIC_LANGUAGES) },
+    ['walletId', 'targetPublicKey'],
+  ),
+  ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT: obj(
+    { address: str({ minLength: 1, maxLength: 256 }), targetPublicKey: targetPublicKey() },
+    ['address', 'targetPublicKey'],
+  ),
+  ACTIVITY_TYPE_EXPORT_PRIVATE_KEY: obj(
+    { privateKeyId: uuid(), targetPublicKey: targetPublicKey() },
+    ['privateKeyId', 'targetPublicKey'],
+  ),
+  ACTIVITY_TYPE_INIT_IMPORT_WALLET: obj({ userId: uuid() }, ['userId']),
+  ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY: obj({ userId: uuid() }, ['userId']),
+  ACTIVITY_TYPE_IMPORT_WALLET: obj(
+    {
+      userId: uuid(),
+      walletName: name(),
+      encryptedBundle: encryptedBundle(),
+      accounts: arr(accountParams),
+    },
+    ['userId', 'walletName', 'encryptedBundle', 'accounts'],
+  ),
+  ACTIVITY_TYPE_IMPORT_PRIVATE_KEY: obj(
+    {
+      userId: uuid(),
+      privateKeyName: name(),
+      encryptedBundle: encryptedBundle(),
+      curve: enumOf(CURVES, 'INVALID_CURVE', 'CURVE_REQUIRED'),
+      addressFormats: arr(enumOf(ADDRESS_FORMATS, 'INVALID_ADDRESS_FORMAT'), { maxItems: 40 }),
+    },
+    ['userId', 'privateKeyName', 'encryptedBundle', 'curve'],
+  ),
+  ACTIVITY_TYPE_CREATE_POLICIES: obj({ policies: nonEmpty(policyParamsV3) }, ['policies']),
+  ACTIVITY_TYPE_UPDATE_POLICY: updatePolicyParams(1),
+  ACTIVITY_TYPE_UPDATE_POLICY_V2: updatePolicyParams(2),
+  ACTIVITY_TYPE_DELETE_POLICY: obj({ policyId: uuid() }, ['policyId']),
+  ACTIVITY_TYPE_DELETE_POLICIES: obj({ policyIds: nonEmpty(uuid()) }, ['policyIds']),
+
+  ACTIVITY_TYPE_CREATE_USER_TAG: obj({ userTagName: name(), userIds: arr(uuid()) }, [
+    'userTagName',
+  ]),
+  ACTIVITY_TYPE_UPDATE_USER_TAG: obj(
+    {
+      userTagId: uuid(),
+      newUserTagName: name(),
+      addUserIds: arr(uuid()),
+      removeUserIds: arr(uuid()),
+    },
+    ['userTagId'],
+  ),
+  ACTIVITY_TYPE_DELETE_USER_TAGS: obj({ userTagIds: nonEmpty(uuid()) }, ['userTagIds']),
+  ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG: obj(
+    { privateKeyTagName: name(), privateKeyIds: arr(uuid()) },
+    ['privateKeyTagName'],
+  ),
+  ACTIVITY_TYPE_UPDATE_PRIVATE_KEY_TAG: obj(
+    {
+      privateKeyTagId: uuid(),
+      newPrivateKeyTagName: name(),
+      addPrivateKeyIds: arr(uuid()),
+      removePrivateKeyIds: arr(uuid()),
+    },
+    ['privateKeyTagId'],
+  ),
+  ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS: obj({ privateKeyTagIds: nonEmpty(uuid()) }, [
+    'privateKeyTagIds',
+  ]),
+
+  ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
+    'fingerprint',
+  ]),
+  ACTIVITY_TYPE_REJECT_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
+    'fingerprint',
+  ]),
 };

@@ -40,4 +40,9 @@ export const QUERY_SCHEMAS: Record<string, Schema> = {
   ),
   list_private_keys: q(),
   get_private_key: q({ privateKeyId: withError(uuid(), 'BAD_REQUEST_BODY') }, ['privateKeyId']),
+  list_policies: q(),
+  get_policy: q({ policyId: uuid() }, ['policyId']),
+  get_policy_evaluations: q({ activityId: uuid() }, ['activityId']),
+  list_user_tags: q(),
+  list_private_key_tags: q(),
 };

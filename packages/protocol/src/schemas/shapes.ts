@@ -7,6 +7,7 @@ import {
   ADDRESS_FORMATS,
   API_KEY_CURVES,
   CURVES,
+  EFFECTS,
   HASH_FUNCTIONS,
   PATH_FORMATS,
   PAYLOAD_ENCODINGS,
@@ -108,3 +109,35 @@ export const payload = () =>
   withError(str({ maxLength: 65536 }), 'INVALID_PAYLOAD', 'INVALID_PAYLOAD');
 /** `signWith`: an address, a private-key id or a compressed public key. */
 export const signWith = () => str({ minLength: 1, maxLength: 256 });
+
+/** A policy expression (condition, consensus or time): checked by the policy engine when written. */
+export const policyExpression = () => str({ maxLength: 65536 });
+export const policyEffect = () => enumOf(EFFECTS);
+export const policyNotes = () => str({ maxLength: 4096 });
+
+/** CreatePolicyIntentV3, also the items of CREATE_POLICIES. */
+export const policyParamsV3 = obj(
+  {
+    policyName: name(),
+    effect: policyEffect(),
+    condition: policyExpression(),
+    consensus: policyExpression(),
+    notes: policyNotes(),
+    time: policyExpression(),
+  },
+  ['policyName', 'effect'],
+);
+
+/** UpdatePolicyIntent (V1) and V2 (adds `time`): every field but the id is optional. */
+export const updatePolicyParams = (version: 1 | 2): Schema => {
+  const props: Record<string, Schema> = {
+    policyId: uuid(),
+    policyName: name(),
+    policyEffect: policyEffect(),
+    policyCondition: policyExpression(),
+    policyConsensus: policyExpression(),
+    policyNotes: policyNotes(),
+  };
+  if (version === 2) props.time = policyExpression();
+  return obj(props, ['policyId']);
+};

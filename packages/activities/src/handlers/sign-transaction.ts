@@ -1,0 +1,59 @@
+/**
+ * SIGN_TRANSACTION (V1 by `privateKeyId`, V2 by `signWith`): result `{signedTransaction}`, hex
+ * without `0x` (wire-compat §7.3).
+ *
+ * What is wrong with the transaction itself — an unsupported type, bytes that do not decode, an
+ * EIP-1559 payload that already carries r, s, v — is found in `precheck`, without the key: the
+ * request is refused (HTTP 400) and nothing is stored. What depends on the key — not found,
+ * disabled, the wrong curve for the chain, not a signer of the Solana transaction, owning no
+ * input of the PSBT — is found in `execute` and makes the activity FAILED.
+ *
+ * Signing goes through `ctx.vault.sign`, so keys that never leave an HSM sign transactions the
+ * same way. Taproot key-path inputs need BIP340 signatures with a tweaked key, which `sign`
+ * (ECDSA) cannot make; a vault that also implements `signTaproot` (see `canSignTaproot`) gets
+ * them, any other refuses such an input (TRANSACTION_INPUT_NOT_SIGNABLE).
+ * @module
+ */
+import { canSignTaproot, parseTransaction, signTransaction } from '@keyhold/keys';
+import type { TransactionType } from '@keyhold/protocol';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import type { ActivityHandler } from './activity-handler.js';
+import { findSigningKey, resolveSigner } from './resolve-signer.js';
+
+interface SignTransactionParams {
+  signWith?: string;
+  privateKeyId?: string;
+  type: TransactionType;
+  unsignedTransaction: string;
+}
+
+export const signTransactionHandler: ActivityHandler<SignTransactionParams> = {
+  precheck(p) {
+    parseTransaction(p.type, p.unsignedTransaction);
+  },
+
+  async execute(ctx, p) {
+    const organizationId = ctx.organization.organizationId;
+    const signWith = (p.signWith ?? p.privateKeyId)!;
+    // resolveSigner refuses what cannot sign (not found, disabled); the record gives the key.
+    const signer = await resolveSigner(ctx.tx, organizationId, signWith);
+    const found = (await findSigningKey(ctx.tx, organizationId, signWith))!;
+    const publicKey =
+      found.kind === 'account' ? found.account.publicKey : found.privateKey.publicKey;
+    const { vault } = ctx;
+    const { signedTransaction } = await signTransaction({
+      type: p.type,
+      unsignedTransaction: p.unsignedTransaction,
+      curve: signer.curve,
+      publicKey: hexToBytes(publicKey),
+      sign: (message) => vault.sign(signer.key, signer.curve, message),
+      ...(canSignTaproot(vault)
+        ? {
+            signSchnorr: (digest: Uint8Array, merkleRoot: Uint8Array) =>
+              vault.signTaproot(signer.key, digest, merkleRoot),
+          }
+        : {}),
+    });
+    return { signedTransaction };
+  },
+};
