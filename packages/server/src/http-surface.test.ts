@@ -253,8 +253,8 @@ describe('text the stores cannot keep', () => {
   it.each([
     ['a NUL character', '\\u0000'],
     ['a lone surrogate', '\\ud800'],
-  ])('refuses %s anywhere in the body', async (_, escape) => {
-    const body = `{"type":"ACTIVITY_TYPE_CREATE_WALLET","timestampMs":"${Date.now()}","organizationId":"${server.organizationId}","parameters":{"walletName":"a${escape}b","accounts":[]}}`;
+  ])('refuses %s anywhere in the body', async (_, escaped) => {
+    const body = `{"type":"ACTIVITY_TYPE_CREATE_WALLET","timestampMs":"${Date.now()}","organizationId":"${server.organizationId}","parameters":{"walletName":"a${escaped}b","accounts":[]}}`;
     const { status, json } = await post('/public/v1/submit/create_wallet', body);
     expect(status).toBe(400);
     expectStatus(json, 3, 'bad request body');

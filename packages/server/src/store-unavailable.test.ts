@@ -20,7 +20,12 @@ function flakyStore() {
     },
     close: () => inner.close(),
   };
-  return { store, setDown: (value: boolean) => void (down = value) };
+  return {
+    store,
+    setDown: (value: boolean) => {
+      down = value;
+    },
+  };
 }
 
 describe('an unavailable store', () => {

@@ -117,7 +117,7 @@ describe('keyhold serve --data (embedded PGlite)', () => {
         body: text,
         headers: { 'x-stamp': stamper.stamp(text) },
       });
-      return (await res.json()) as Record<string, any>;
+      return (await res.json()) as Record<string, unknown> & { activity?: any; wallets?: any };
     };
 
     const first = keyhold(
@@ -238,7 +238,11 @@ describe('keyhold serve --vault pkcs11 (SoftHSM)', () => {
         body: text,
         headers: { 'x-stamp': stamper.stamp(text) },
       });
-      return ((await res.json()) as { activity: Record<string, any> }).activity;
+      return (
+        (await res.json()) as {
+          activity: Record<string, unknown> & { activity?: any; wallets?: any };
+        }
+      ).activity;
     };
     const created = await submit('create_private_keys', 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2', {
       privateKeys: [
