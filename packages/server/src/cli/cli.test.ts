@@ -117,7 +117,8 @@ describe('keyhold serve --data (embedded PGlite)', () => {
         body: text,
         headers: { 'x-stamp': stamper.stamp(text) },
       });
-      return (await res.json()) as Record<string, unknown> & { activity?: any; wallets?: any };
+      // biome-ignore lint/suspicious/noExplicitAny: JSON responses read loosely in a test.
+      return (await res.json()) as Record<string, any>;
     };
 
     const first = keyhold(
@@ -240,7 +241,8 @@ describe('keyhold serve --vault pkcs11 (SoftHSM)', () => {
       });
       return (
         (await res.json()) as {
-          activity: Record<string, unknown> & { activity?: any; wallets?: any };
+          // biome-ignore lint/suspicious/noExplicitAny: JSON responses read loosely in a test.
+          activity: Record<string, any>;
         }
       ).activity;
     };
