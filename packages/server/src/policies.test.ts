@@ -13,6 +13,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import fc from 'fast-check';
+import { serializeTransaction } from 'viem';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 // The store helpers of the store-postgres tests (no package export: test-only code).
 import {
@@ -472,6 +473,37 @@ describe('the decision', () => {
     expect(policyEvaluations[0]!.policyEvaluations).toEqual([
       { policyId, outcome: 'OUTCOME_ALLOW' },
     ]);
+  });
+
+  it('policies read the parsed transaction: eth.tx.to and eth.tx.value decide a SIGN_TRANSACTION', async () => {
+    const bob = await org.user('bob');
+    const key = await org.privateKey();
+    const allowed = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8';
+    await org.policy({ condition: `activity.action == 'SIGN' && eth.tx.to == '${allowed}'` });
+    await org.policy({ effect: 'EFFECT_DENY', condition: 'eth.tx.value > 1000' });
+    const tx = (to: string, value: bigint) =>
+      serializeTransaction({
+        chainId: 1,
+        type: 'eip1559',
+        to: to as `0x${string}`,
+        value,
+        nonce: 0,
+        gas: 21000n,
+        maxFeePerGas: 1n,
+        maxPriorityFeePerGas: 1n,
+      }).slice(2);
+    const signTx = (unsignedTransaction: string) =>
+      bob.client.submit('ACTIVITY_TYPE_SIGN_TRANSACTION_V2', {
+        signWith: key.address,
+        unsignedTransaction,
+        type: 'TRANSACTION_TYPE_ETHEREUM',
+      });
+    const ok = await signTx(tx(allowed, 1n));
+    expect(ok.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect((await refusal(signTx(tx(allowed, 5000n)))).httpStatus).toBe(403);
+    expect(
+      (await refusal(signTx(tx('0x0000000000000000000000000000000000000001', 1n)))).httpStatus,
+    ).toBe(403);
   });
 
   it('deny beats allow, in any order; the root quorum still runs at once', async () => {

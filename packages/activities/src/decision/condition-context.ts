@@ -5,13 +5,15 @@
  * that reads it gets a `missing` error (never a default value).
  * @module
  */
+
+import { parseTransaction } from '@keyhold/keys';
 import type {
   ConditionContext,
   PolicyActivity,
   PolicyPrivateKey,
   PolicyWallet,
 } from '@keyhold/policy-engine';
-import type { ActivityDefinition } from '@keyhold/protocol';
+import type { ActivityDefinition, TransactionType } from '@keyhold/protocol';
 import { findSigningKey } from '../handlers/resolve-signer.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { PrivateKeyRecord, WalletRecord } from '../records.js';
@@ -84,6 +86,30 @@ export function policyActivity(definition: ActivityDefinition, p: Parameters): P
   };
 }
 
+const CHAIN_KEYWORD = {
+  ethereum: 'eth',
+  solana: 'solana',
+  tron: 'tron',
+  bitcoin: 'bitcoin',
+} as const;
+
+/**
+ * `eth.tx`, `solana.tx`, `tron.tx` or `bitcoin.tx`: the parsed view of the unsigned
+ * transaction. An undecodable one was already refused, so a parse failure here leaves the
+ * keyword out (policies reading it get a `missing` error).
+ */
+function addTransaction(context: Record<string, unknown>, parameters: Parameters): void {
+  try {
+    const parsed = parseTransaction(
+      parameters.type as TransactionType,
+      String(parameters.unsignedTransaction ?? ''),
+    );
+    context[CHAIN_KEYWORD[parsed.chain]] = { tx: parsed.view };
+  } catch {
+    // left out on purpose
+  }
+}
+
 /** Builds the condition keywords of an activity from its parameters and the organization's records. */
 export async function conditionContextOf(
   tx: StoreTransaction,
@@ -114,6 +140,7 @@ export async function conditionContextOf(
     case 'SIGN_RAW_PAYLOADS':
     case 'SIGN_TRANSACTION':
       await addSigningKey(parameters.signWith ?? parameters.privateKeyId);
+      addTransaction(context, parameters);
       break;
     case 'EXPORT_PRIVATE_KEY':
       await addSigningKey(parameters.privateKeyId);
