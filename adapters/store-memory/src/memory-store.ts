@@ -42,6 +42,13 @@ class State {
   privateKeys = new Map<string, PrivateKeyRecord>();
   privateKeyByAddress = new Map<string, string>();
   privateKeyByPublicKey = new Map<string, string>();
+  /**
+   * Insertion order of wallets, accounts and private keys: listings sort by it (not by Map
+   * order), so a rolled-back delete returns a record to its place.
+   */
+  walletSeq = new Map<string, number>();
+  accountSeq = new Map<string, number>();
+  privateKeySeq = new Map<string, number>();
   activities = new Map<string, ActivityRecord>();
   activityByFingerprint = new Map<string, string>();
   /** Activity ids per organization, ascending. */
@@ -127,6 +134,32 @@ const unique = <V>(index: Map<string, V>, key: string, constraint: string) => {
   if (index.has(key)) throw new StoreConflictError(constraint);
 };
 
+/** Rows in insertion order (by their sequence numbers). */
+const bySeq = <R>(rows: Map<string, R>, seq: Map<string, number>, keep: (r: R) => boolean) =>
+  [...rows.entries()]
+    .filter(([, r]) => keep(r))
+    .sort(([a], [b]) => seq.get(a)! - seq.get(b)!)
+    .map(([, r]) => r);
+
+/**
+ * Points a lookup index entry that named a removed record at the first remaining record
+ * (insertion order) that shares the value, as the SQL store's `ORDER BY seq LIMIT 1` does.
+ */
+function repoint<R>(
+  j: Journal,
+  index: Map<string, string>,
+  key: string,
+  removedId: string,
+  candidates: readonly R[],
+  matches: (r: R) => boolean,
+  idOf: (r: R) => string,
+): void {
+  if (index.get(key) !== removedId) return;
+  const next = candidates.find(matches);
+  if (next) j.set(index, key, idOf(next));
+  else j.delete(index, key);
+}
+
 /** Pages an ascending list of ids: `after`/`before` cursors, at most `limit`. */
 function pageOf(
   ids: readonly string[],
@@ -153,6 +186,33 @@ function pageOf(
 }
 
 function transactionOver(s: State, j: Journal): StoreTransaction {
+  const deleteAccount = (org: string, id: string) => {
+    const r = s.accounts.get(k(org, id));
+    if (!r) return;
+    j.delete(s.accounts, k(org, id));
+    j.delete(s.accountSeq, k(org, id));
+    j.delete(s.accountByPath, k(org, r.walletId, r.path));
+    const rest = bySeq(s.accounts, s.accountSeq, (a) => a.organizationId === org);
+    const address = addressKey(r.address);
+    repoint(
+      j,
+      s.accountByAddress,
+      k(org, address),
+      id,
+      rest,
+      (a) => addressKey(a.address) === address,
+      (a) => a.walletAccountId,
+    );
+    repoint(
+      j,
+      s.accountByPublicKey,
+      k(org, r.publicKey),
+      id,
+      rest,
+      (a) => a.publicKey === r.publicKey,
+      (a) => a.walletAccountId,
+    );
+  };
   return {
     organizations: {
       async get(id) {
@@ -237,26 +297,32 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         return r && clone(r);
       },
       async list(org) {
-        return [...s.wallets.values()]
-          .filter((w) => w.organizationId === org)
+        return bySeq(s.wallets, s.walletSeq, (w) => w.organizationId === org)
           .sort((a, b) => a.createdAt - b.createdAt)
           .map(clone);
       },
       async insert(r) {
         unique(s.wallets, k(r.organizationId, r.walletId), 'wallet_pkey');
         j.set(s.wallets, k(r.organizationId, r.walletId), clone(r));
+        j.set(s.walletSeq, k(r.organizationId, r.walletId), ++s.seq);
       },
       async update(r) {
-        j.set(s.wallets, k(r.organizationId, r.walletId), clone(r));
+        const key = k(r.organizationId, r.walletId);
+        if (!s.walletSeq.has(key)) j.set(s.walletSeq, key, ++s.seq);
+        j.set(s.wallets, key, clone(r));
+      },
+      async delete(org, id) {
+        j.delete(s.wallets, k(org, id));
+        j.delete(s.walletSeq, k(org, id));
       },
     },
     walletAccounts: {
       async list(org, walletId, page) {
-        const ids = [...s.accounts.values()]
-          .filter(
-            (a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId),
-          )
-          .map((a) => a.walletAccountId);
+        const ids = bySeq(
+          s.accounts,
+          s.accountSeq,
+          (a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId),
+        ).map((a) => a.walletAccountId);
         return pageOf(ids, page, false).map((id) => clone(s.accounts.get(k(org, id))!));
       },
       async findByAddress(org, address) {
@@ -276,6 +342,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         unique(s.accounts, k(org, r.walletAccountId), 'wallet_account_pkey');
         unique(s.accountByPath, k(org, r.walletId, r.path), 'wallet_account_path');
         j.set(s.accounts, k(org, r.walletAccountId), clone(r));
+        j.set(s.accountSeq, k(org, r.walletAccountId), ++s.seq);
         j.set(s.accountByPath, k(org, r.walletId, r.path), r.walletAccountId);
         // The first account with an address or key answers lookups by it.
         if (!s.accountByAddress.has(k(org, addressKey(r.address)))) {
@@ -285,6 +352,16 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           j.set(s.accountByPublicKey, k(org, r.publicKey), r.walletAccountId);
         }
       },
+      async delete(org, id) {
+        deleteAccount(org, id);
+      },
+      async deleteByWallet(org, walletId) {
+        for (const a of [...s.accounts.values()]) {
+          if (a.organizationId === org && a.walletId === walletId) {
+            deleteAccount(org, a.walletAccountId);
+          }
+        }
+      },
     },
     privateKeys: {
       async get(org, id) {
@@ -292,8 +369,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         return r && clone(r);
       },
       async list(org) {
-        return [...s.privateKeys.values()]
-          .filter((p) => p.organizationId === org)
+        return bySeq(s.privateKeys, s.privateKeySeq, (p) => p.organizationId === org)
           .sort((a, b) => a.createdAt - b.createdAt)
           .map(clone);
       },
@@ -309,6 +385,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         const org = r.organizationId;
         unique(s.privateKeys, k(org, r.privateKeyId), 'private_key_pkey');
         j.set(s.privateKeys, k(org, r.privateKeyId), clone(r));
+        j.set(s.privateKeySeq, k(org, r.privateKeyId), ++s.seq);
         for (const a of r.addresses) {
           if (!s.privateKeyByAddress.has(k(org, addressKey(a.address)))) {
             j.set(s.privateKeyByAddress, k(org, addressKey(a.address)), r.privateKeyId);
@@ -319,7 +396,37 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
       },
       async update(r) {
-        j.set(s.privateKeys, k(r.organizationId, r.privateKeyId), clone(r));
+        const key = k(r.organizationId, r.privateKeyId);
+        if (!s.privateKeySeq.has(key)) j.set(s.privateKeySeq, key, ++s.seq);
+        j.set(s.privateKeys, key, clone(r));
+      },
+      async delete(org, id) {
+        const r = s.privateKeys.get(k(org, id));
+        if (!r) return;
+        j.delete(s.privateKeys, k(org, id));
+        j.delete(s.privateKeySeq, k(org, id));
+        const rest = bySeq(s.privateKeys, s.privateKeySeq, (p) => p.organizationId === org);
+        for (const { address } of r.addresses) {
+          const key = addressKey(address);
+          repoint(
+            j,
+            s.privateKeyByAddress,
+            k(org, key),
+            id,
+            rest,
+            (p) => p.addresses.some((a) => addressKey(a.address) === key),
+            (p) => p.privateKeyId,
+          );
+        }
+        repoint(
+          j,
+          s.privateKeyByPublicKey,
+          k(org, r.publicKey),
+          id,
+          rest,
+          (p) => p.publicKey === r.publicKey,
+          (p) => p.privateKeyId,
+        );
       },
     },
     activities: {

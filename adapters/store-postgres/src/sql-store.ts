@@ -629,6 +629,12 @@ function transactionOver(db: SqlClient): StoreTransaction {
           walletParams(r),
         );
       },
+      async delete(org, id) {
+        await db.query('DELETE FROM wallets WHERE organization_id = $1 AND wallet_id = $2', [
+          org,
+          id,
+        ]);
+      },
     },
     walletAccounts: {
       list(org, walletId, page) {
@@ -687,6 +693,18 @@ function transactionOver(db: SqlClient): StoreTransaction {
           ],
         );
       },
+      async delete(org, id) {
+        await db.query(
+          'DELETE FROM wallet_accounts WHERE organization_id = $1 AND wallet_account_id = $2',
+          [org, id],
+        );
+      },
+      async deleteByWallet(org, walletId) {
+        await db.query(
+          'DELETE FROM wallet_accounts WHERE organization_id = $1 AND wallet_id = $2',
+          [org, walletId],
+        );
+      },
     },
     privateKeys: {
       get: (org, id) =>
@@ -733,6 +751,12 @@ function transactionOver(db: SqlClient): StoreTransaction {
             'organization_id, private_key_id',
           ),
           privateKeyParams(r),
+        );
+      },
+      async delete(org, id) {
+        await db.query(
+          'DELETE FROM private_keys WHERE organization_id = $1 AND private_key_id = $2',
+          [org, id],
         );
       },
     },

@@ -350,6 +350,80 @@ describe.each(targets)('Store contract: $name', (target) => {
       expect(await tx((t) => t.privateKeys.findByAddress(org, shared))).toEqual(disabled);
     });
 
+    it('deletes: wallets, accounts (one, per wallet), private keys; lookups fall through; rollback restores', async () => {
+      const org = fresh('org');
+      const [w1, w2] = [wallet(org, { createdAt: 1 }), wallet(org, { createdAt: 1 })];
+      const a1 = account(org, w1.walletId);
+      const a2 = account(org, w1.walletId);
+      // Shares a1's address and public key from another wallet: lookups fall to it.
+      const b1 = account(org, w2.walletId, { address: a1.address, publicKey: a1.publicKey });
+      const p1 = privateKey(org, { createdAt: 5 });
+      const p2 = privateKey(org, {
+        createdAt: 5,
+        publicKey: p1.publicKey,
+        addresses: p1.addresses,
+      });
+      await tx(async (t) => {
+        for (const w of [w1, w2]) await t.wallets.insert(w);
+        for (const a of [a1, a2, b1]) await t.walletAccounts.insert(a);
+        for (const p of [p1, p2]) await t.privateKeys.insert(p);
+      });
+      const snapshot = () =>
+        tx(async (t) => ({
+          wallets: await t.wallets.list(org),
+          accounts: await t.walletAccounts.list(org),
+          byAddress: await t.walletAccounts.findByAddress(org, a1.address),
+          byPublicKey: await t.walletAccounts.findByPublicKey(org, a1.publicKey),
+          byPath: await t.walletAccounts.findByPath(org, w1.walletId, a1.path),
+          keys: await t.privateKeys.list(org),
+          keyByAddress: await t.privateKeys.findByAddress(org, p1.addresses[0]!.address),
+          keyByPublicKey: await t.privateKeys.findByPublicKey(org, p1.publicKey),
+        }));
+      const before = await snapshot();
+      expect(before.accounts).toEqual([a1, a2, b1]);
+      expect(before.byAddress).toEqual(a1);
+
+      // Rolled back: everything is where it was, in the same order.
+      const boom = new Error('boom');
+      await expect(
+        tx(async (t) => {
+          await t.walletAccounts.delete(org, a1.walletAccountId);
+          await t.walletAccounts.deleteByWallet(org, w1.walletId);
+          await t.wallets.delete(org, w1.walletId);
+          await t.privateKeys.delete(org, p1.privateKeyId);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await snapshot()).toEqual(before);
+
+      await tx((t) => t.walletAccounts.delete(org, a1.walletAccountId));
+      let now = await snapshot();
+      expect(now.accounts).toEqual([a2, b1]);
+      expect(now.byAddress).toEqual(b1);
+      expect(now.byPublicKey).toEqual(b1);
+      expect(now.byPath).toBeUndefined();
+      // The path is free again.
+      await tx((t) => t.walletAccounts.insert(account(org, w1.walletId, { path: a1.path })));
+
+      await tx(async (t) => {
+        await t.walletAccounts.deleteByWallet(org, w1.walletId);
+        await t.wallets.delete(org, w1.walletId);
+        await t.privateKeys.delete(org, p1.privateKeyId);
+        // Deleting what is absent is a no-op.
+        await t.wallets.delete(org, fresh('wallet'));
+        await t.privateKeys.delete(org, p1.privateKeyId);
+        await t.walletAccounts.delete(fresh('org'), b1.walletAccountId);
+      });
+      now = await snapshot();
+      expect(now.wallets).toEqual([w2]);
+      expect(now.accounts).toEqual([b1]);
+      expect(now.keys).toEqual([p2]);
+      expect(now.keyByAddress).toEqual(p2);
+      expect(now.keyByPublicKey).toEqual(p2);
+      expect(await tx((t) => t.wallets.get(org, w1.walletId))).toBeUndefined();
+      expect(await tx((t) => t.privateKeys.get(org, p1.privateKeyId))).toBeUndefined();
+    });
+
     it('activities: get within the organization, by fingerprint, update, conflicts', async () => {
       const org = fresh('org');
       const a = activity(org, {

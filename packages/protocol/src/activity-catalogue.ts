@@ -79,6 +79,10 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('IMPORT_WALLET', [1], 'WALLET', 'IMPORT'),
   ...define('INIT_IMPORT_PRIVATE_KEY', [1], 'PRIVATE_KEY', 'IMPORT'),
   ...define('IMPORT_PRIVATE_KEY', [1], 'PRIVATE_KEY', 'IMPORT'),
+  ...define('DISABLE_PRIVATE_KEY', [1], 'PRIVATE_KEY', 'UPDATE'),
+  ...define('DELETE_PRIVATE_KEYS', [1], 'PRIVATE_KEY', 'DELETE'),
+  ...define('DELETE_WALLETS', [1], 'WALLET', 'DELETE'),
+  ...define('DELETE_WALLET_ACCOUNTS', [1], 'WALLET', 'DELETE'),
   // CREATE_POLICY V1 and V2 (selector-based) are not served: the path refuses them with
   // "activity type not supported". V3 is what every current client sends.
   ...define('CREATE_POLICY', [3], 'POLICY', 'CREATE'),

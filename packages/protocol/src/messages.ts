@@ -235,6 +235,33 @@ export const Messages = {
     'PRIVATE_KEY_NOT_EXPORTABLE',
     'private key cannot be exported: it was generated inside the HSM',
   ),
+
+  // Lifecycle (DISABLE_PRIVATE_KEY, DELETE_PRIVATE_KEYS, DELETE_WALLETS, DELETE_WALLET_ACCOUNTS)
+  INVALID_WALLET_ACCOUNT_ID: e(
+    INVALID_ARGUMENT,
+    'INVALID_WALLET_ACCOUNT_ID',
+    'invalid wallet account UUID',
+  ),
+  WALLET_ACCOUNT_NOT_IN_ORGANIZATION: e(
+    NOT_FOUND,
+    'WALLET_ACCOUNT_NOT_FOUND',
+    'wallet account not part of your organization',
+  ),
+  WALLET_ACCOUNT_NOT_EXPORTED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'WALLET_ACCOUNT_NOT_EXPORTED',
+    'wallet account has not been exported',
+  ),
+  WALLET_NOT_EXPORTED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'WALLET_NOT_EXPORTED',
+    'wallet has not been exported: export it first or set deleteWithoutExport to true',
+  ),
+  PRIVATE_KEY_NOT_EXPORTED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'PRIVATE_KEY_NOT_EXPORTED',
+    'private key has not been exported: export it first or set deleteWithoutExport to true',
+  ),
 } as const satisfies Record<string, MessageEntry>;
 
 export type MessageKey = keyof typeof Messages;

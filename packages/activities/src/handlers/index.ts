@@ -15,6 +15,12 @@ import {
   initImportPrivateKeyHandler,
   initImportWalletHandler,
 } from './export-import.js';
+import {
+  deletePrivateKeysHandler,
+  deleteWalletAccountsHandler,
+  deleteWalletsHandler,
+  disablePrivateKeyHandler,
+} from './lifecycle.js';
 import { updateOrganizationNameHandler, updateRootQuorumHandler } from './organization.js';
 import {
   createPoliciesHandler,
@@ -71,6 +77,10 @@ export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> = {
   IMPORT_WALLET: importWalletHandler,
   INIT_IMPORT_PRIVATE_KEY: initImportPrivateKeyHandler,
   IMPORT_PRIVATE_KEY: importPrivateKeyHandler,
+  DISABLE_PRIVATE_KEY: disablePrivateKeyHandler,
+  DELETE_PRIVATE_KEYS: deletePrivateKeysHandler,
+  DELETE_WALLETS: deleteWalletsHandler,
+  DELETE_WALLET_ACCOUNTS: deleteWalletAccountsHandler,
   CREATE_POLICY: createPolicyHandler,
   CREATE_POLICIES: createPoliciesHandler,
   UPDATE_POLICY: updatePolicyHandler,

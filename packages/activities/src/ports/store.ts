@@ -64,6 +64,8 @@ export interface WalletRepository {
   list(organizationId: string): Promise<WalletRecord[]>;
   insert(record: WalletRecord): Promise<void>;
   update(record: WalletRecord): Promise<void>;
+  /** Removes the wallet row only (its accounts go through `walletAccounts.deleteByWallet`). */
+  delete(organizationId: string, walletId: string): Promise<void>;
 }
 
 export interface WalletAccountRepository {
@@ -84,6 +86,9 @@ export interface WalletAccountRepository {
     path: string,
   ): Promise<WalletAccountRecord | undefined>;
   insert(record: WalletAccountRecord): Promise<void>;
+  delete(organizationId: string, walletAccountId: string): Promise<void>;
+  /** Removes every account of one wallet. */
+  deleteByWallet(organizationId: string, walletId: string): Promise<void>;
 }
 
 export interface PrivateKeyRepository {
@@ -93,6 +98,7 @@ export interface PrivateKeyRepository {
   findByPublicKey(organizationId: string, publicKey: string): Promise<PrivateKeyRecord | undefined>;
   insert(record: PrivateKeyRecord): Promise<void>;
   update(record: PrivateKeyRecord): Promise<void>;
+  delete(organizationId: string, privateKeyId: string): Promise<void>;
 }
 
 export interface ActivityRepository {

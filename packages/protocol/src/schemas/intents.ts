@@ -191,6 +191,21 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
     },
     ['userId', 'privateKeyName', 'encryptedBundle', 'curve'],
   ),
+  ACTIVITY_TYPE_DISABLE_PRIVATE_KEY: obj({ privateKeyId: uuid() }, ['privateKeyId']),
+  ACTIVITY_TYPE_DELETE_PRIVATE_KEYS: obj(
+    { privateKeyIds: nonEmpty(uuid()), deleteWithoutExport: bool() },
+    ['privateKeyIds'],
+  ),
+  ACTIVITY_TYPE_DELETE_WALLETS: obj({ walletIds: nonEmpty(uuid()), deleteWithoutExport: bool() }, [
+    'walletIds',
+  ]),
+  ACTIVITY_TYPE_DELETE_WALLET_ACCOUNTS: obj(
+    {
+      walletAccountIds: nonEmpty(withError(uuid(), 'INVALID_WALLET_ACCOUNT_ID')),
+      deleteWithoutExport: bool(),
+    },
+    ['walletAccountIds'],
+  ),
   ACTIVITY_TYPE_CREATE_POLICIES: obj({ policies: nonEmpty(policyParamsV3) }, ['policies']),
   ACTIVITY_TYPE_UPDATE_POLICY: updatePolicyParams(1),
   ACTIVITY_TYPE_UPDATE_POLICY_V2: updatePolicyParams(2),
