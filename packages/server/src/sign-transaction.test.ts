@@ -1,4 +1,6 @@
 import { createRequire } from 'node:module';
+import type { KeyVault } from '@keyhold/keys';
+import { openPkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -14,7 +16,11 @@ import {
 } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import { recoverAuthorizationAddress } from 'viem/utils';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createSoftHsm,
+  softHsmAvailable,
+} from '../../../adapters/vault-pkcs11/src/__fixtures__/softhsm.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { type KeyholdClient, KeyholdRequestError } from './keyhold-client.js';
@@ -122,13 +128,43 @@ function tronTransfer(owner: Uint8Array): string {
   );
 }
 
-describe('SIGN_TRANSACTION through the embedded server', () => {
+/** Closes the HSM sessions and removes the token directories after the file. */
+const closers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const close of closers) await close();
+});
+
+/** The vaults every transaction test runs on: a wallet made on either must sign the same way. */
+const VAULTS: [string, () => Promise<KeyVault | undefined>][] = [
+  ['the software vault', async () => undefined],
+];
+if (softHsmAvailable()) {
+  VAULTS.push([
+    'the PKCS#11 vault (SoftHSM2)',
+    async () => {
+      const hsm = createSoftHsm(['keyhold-tx']);
+      const vault = await openPkcs11KeyVault({
+        modulePath: hsm.modulePath,
+        tokenLabel: 'keyhold-tx',
+        pin: hsm.tokens['keyhold-tx']!.pin,
+      });
+      closers.push(async () => {
+        await vault.close();
+        hsm.cleanup();
+      });
+      return vault;
+    },
+  ]);
+}
+
+describe.each(VAULTS)('SIGN_TRANSACTION through the embedded server, on %s', (_, openVault) => {
   let client: KeyholdClient;
   let addresses: string[];
   let publicKeys: Record<string, string>;
 
   beforeAll(async () => {
-    const keyhold = createKeyhold({ logger: silentLogger });
+    const vault = await openVault();
+    const keyhold = createKeyhold({ logger: silentLogger, ...(vault ? { vault } : {}) });
     const key = generateApiKeyPair();
     const { organizationId } = await keyhold.bootstrap({
       organizationName: 'Tx',
