@@ -46,6 +46,12 @@ const json = (status: number, body: unknown): RawResponse => ({
   body: JSON.stringify(body),
 });
 
+/** A 503 the client should retry after a second. */
+const retryLater = (body: unknown): RawResponse => ({
+  ...json(503, body),
+  headers: { ...BASE_HEADERS, 'retry-after': '1' },
+});
+
 export interface KeyholdRequestHandlerDeps {
   store: Store;
   activities: ActivityService;
@@ -67,10 +73,7 @@ export class KeyholdRequestHandler implements RequestHandler {
       if (isKeyholdError(error)) return json(error.httpStatus, error.toStatus());
       if (error instanceof StoreUnavailableError) {
         const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
-        return {
-          ...json(503, unavailable.toStatus()),
-          headers: { ...BASE_HEADERS, 'retry-after': '1' },
-        };
+        return retryLater(unavailable.toStatus());
       }
       const errorId = this.deps.newErrorId();
       this.deps.logger.error('request failed', {
@@ -115,10 +118,7 @@ export class KeyholdRequestHandler implements RequestHandler {
   /** Readiness: 200 when the store answers, 503 with a reason when it does not. */
   private async readiness(): Promise<RawResponse> {
     if (this.draining) {
-      return {
-        ...json(503, { status: 'unavailable', errorCode: 'DRAINING', retryable: true }),
-        headers: { ...BASE_HEADERS, 'retry-after': '1' },
-      };
+      return retryLater({ status: 'unavailable', errorCode: 'DRAINING', retryable: true });
     }
     try {
       await this.deps.store.ping?.();
@@ -127,10 +127,7 @@ export class KeyholdRequestHandler implements RequestHandler {
       this.deps.logger.warn('not ready', {
         error: error instanceof Error ? error.message : String(error),
       });
-      return {
-        ...json(503, { status: 'unavailable', errorCode: 'STORE_UNAVAILABLE', retryable: true }),
-        headers: { ...BASE_HEADERS, 'retry-after': '1' },
-      };
+      return retryLater({ status: 'unavailable', errorCode: 'STORE_UNAVAILABLE', retryable: true });
     }
   }
 }

@@ -18,7 +18,7 @@ import { type AddressFormat, type Curve, KeyholdError } from '@keyhold/protocol'
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PrivateKeyRecord, WalletRecord } from '../records.js';
 import type { ActivityContext, ActivityHandler } from './activity-handler.js';
-import { SAMPLE_PUBLIC_KEY } from './sample-public-keys.js';
+import { assertAddressFormatFits } from './address-format-check.js';
 import { type AccountParams, addAccounts, precheckAccounts } from './wallet-accounts.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -175,8 +175,7 @@ export const importPrivateKeyHandler: ActivityHandler<{
   addressFormats?: AddressFormat[];
 }> = {
   precheck(p) {
-    for (const format of p.addressFormats ?? [])
-      deriveAddress(format, p.curve, SAMPLE_PUBLIC_KEY[p.curve]);
+    for (const format of p.addressFormats ?? []) assertAddressFormatFits(format, p.curve);
   },
   async execute(ctx, p) {
     const userId = await requireUser(ctx, p.userId);

@@ -7,7 +7,7 @@ import type { AddressFormat, Curve } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PrivateKeyRecord } from '../records.js';
 import type { ActivityHandler } from './activity-handler.js';
-import { SAMPLE_PUBLIC_KEY } from './sample-public-keys.js';
+import { assertAddressFormatFits } from './address-format-check.js';
 import { requirePrivateKeyTags } from './tags.js';
 
 interface PrivateKeyParams {
@@ -21,7 +21,7 @@ export const createPrivateKeysHandler: ActivityHandler<{ privateKeys: PrivateKey
   precheck(p) {
     for (const key of p.privateKeys) {
       for (const format of key.addressFormats ?? []) {
-        deriveAddress(format, key.curve, SAMPLE_PUBLIC_KEY[key.curve]);
+        assertAddressFormatFits(format, key.curve);
       }
     }
   },

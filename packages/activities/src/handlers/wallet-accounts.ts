@@ -8,7 +8,7 @@ import { type AddressFormat, type Curve, KeyholdError, type PathFormat } from '@
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { WalletAccountRecord, WalletRecord } from '../records.js';
 import type { ActivityContext } from './activity-handler.js';
-import { SAMPLE_PUBLIC_KEY } from './sample-public-keys.js';
+import { assertAddressFormatFits } from './address-format-check.js';
 
 export interface AccountParams {
   curve: Curve;
@@ -29,7 +29,7 @@ export function precheckAccounts(accounts: readonly AccountParams[]): void {
       });
     }
     paths.add(account.path);
-    deriveAddress(account.addressFormat, account.curve, SAMPLE_PUBLIC_KEY[account.curve]);
+    assertAddressFormatFits(account.addressFormat, account.curve);
   }
 }
 
