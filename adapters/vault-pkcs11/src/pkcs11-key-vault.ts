@@ -15,10 +15,11 @@
  * See README.md for the security model and the choices made here.
  * @module
  */
-import { createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { endianness } from 'node:os';
 import {
   assertCurve,
+  assertSignableMessage,
+  assertTaprootRequest,
   compressPublicKey,
   deriveKeyFromSeed,
   entropyToMnemonic,
@@ -30,11 +31,11 @@ import {
   publicKeyFromPrivateKey,
   type RawSignature,
   type SealedSecret,
+  signTaprootWithPrivateKey,
+  signWithPrivateKey,
   type VaultKey,
 } from '@keyhold/keys';
 import { type Curve, KeyholdError, Messages } from '@keyhold/protocol';
-import { p256 } from '@noble/curves/nist.js';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import pkcs11js from 'pkcs11js';
 import { toRecoverableLowS } from './ecdsa-signature.js';
 import {
@@ -243,22 +244,41 @@ export class Pkcs11KeyVault implements KeyVault {
   }
 
   async sign(key: SealedSecret, curve: Curve, message: Uint8Array): Promise<RawSignature> {
-    assertCurve(curve);
-    if (!(message instanceof Uint8Array)) {
-      throw new KeyholdError('INVALID_PAYLOAD', { reason: 'message must be bytes' });
-    }
-    if (curve !== 'CURVE_ED25519' && message.length !== 32) {
-      throw new KeyholdError('INVALID_PAYLOAD', {
-        reason: `${curve} signs a 32-byte digest; got ${message.length} bytes`,
-      });
-    }
+    assertSignableMessage(curve, message); // before the secret is opened
     const sealed = parseSealed(key);
     if (sealed.kind === 'seed' || sealed.curve !== curve) openFailed();
     if (sealed.kind === 'key') return this.#signInToken(sealed.id, curve, message);
-    const plaintext = this.#decrypt(keyPurpose(curve), sealed.body);
+    const plaintext = this.#openWrappedKey(curve, sealed.body);
     try {
-      if (plaintext.length !== 32 + publicKeyLength(curve)) openFailed();
-      return signInProcess(curve, plaintext.subarray(0, 32), plaintext.subarray(32), message);
+      return signWithPrivateKey(curve, plaintext.subarray(0, 32), plaintext.subarray(32), message);
+    } finally {
+      plaintext.fill(0);
+    }
+  }
+
+  /**
+   * BIP340 for Taproot key-path inputs (see the KeyVault port), for wrapped secp256k1 keys:
+   * wallet accounts and imported keys. A key born in the token is refused with
+   * TRANSACTION_INPUT_NOT_SIGNABLE: PKCS#11 has no BIP340 mechanism, and the tweak needs the
+   * secret, which never leaves the token.
+   */
+  async signTaproot(
+    key: SealedSecret,
+    digest: Uint8Array,
+    merkleRoot: Uint8Array,
+  ): Promise<Uint8Array> {
+    assertTaprootRequest('CURVE_SECP256K1', digest, merkleRoot);
+    const sealed = parseSealed(key);
+    if (sealed.kind === 'seed' || sealed.curve !== 'CURVE_SECP256K1') openFailed();
+    if (sealed.kind === 'key') {
+      this.#findTokenKey(sealed.id, sealed.curve); // a reference to nothing does not open
+      throw new KeyholdError('TRANSACTION_INPUT_NOT_SIGNABLE', {
+        reason: 'a key generated in the HSM cannot make BIP340 (Taproot) signatures',
+      });
+    }
+    const plaintext = this.#openWrappedKey(sealed.curve, sealed.body);
+    try {
+      return signTaprootWithPrivateKey(plaintext.subarray(0, 32), digest, merkleRoot);
     } finally {
       plaintext.fill(0);
     }
@@ -280,9 +300,8 @@ export class Pkcs11KeyVault implements KeyVault {
       this.#findTokenKey(sealed.id, sealed.curve); // a reference to nothing does not open
       throw new KeyholdError('PRIVATE_KEY_NOT_EXPORTABLE');
     }
-    const plaintext = this.#decrypt(keyPurpose(sealed.curve), sealed.body);
+    const plaintext = this.#openWrappedKey(sealed.curve, sealed.body);
     try {
-      if (plaintext.length !== 32 + publicKeyLength(sealed.curve)) openFailed();
       return Uint8Array.from(plaintext.subarray(0, 32)); // a copy: Buffer#slice would be a view
     } finally {
       plaintext.fill(0);
@@ -292,7 +311,7 @@ export class Pkcs11KeyVault implements KeyVault {
   /**
    * Destroys the token objects (private and public key) of an HSM-born key, for deletion. True
    * when something was destroyed; false for a wrapped key or seed, which live only in the Store.
-   * Not part of the KeyVault port.
+   * The server calls it after DELETE_PRIVATE_KEYS commits (the KeyVault port's `destroyKey`).
    * @example
    * await vault.destroyKey(record.sealedKey); // after DELETE_PRIVATE_KEYS
    */
@@ -335,6 +354,16 @@ export class Pkcs11KeyVault implements KeyVault {
       plaintext.fill(0);
       bip39Seed.fill(0);
     }
+  }
+
+  /** Private key ‖ public key of a wrapped key; the caller zeroes it. */
+  #openWrappedKey(curve: Curve, body: Buffer): Buffer {
+    const plaintext = this.#decrypt(keyPurpose(curve), body);
+    if (plaintext.length !== 32 + publicKeyLength(curve)) {
+      plaintext.fill(0);
+      openFailed();
+    }
+    return plaintext;
   }
 
   /** Entropy ‖ 64-byte seed; the caller zeroes it. */
@@ -723,44 +752,4 @@ function hsmFailure(operation: string, error: unknown): Error {
   const code = pkcs11ErrorName(error);
   if (!code) return error instanceof Error ? error : new Error(String(error));
   return new Error(`PKCS#11 ${operation} failed: ${code}`);
-}
-
-/**
- * Signs with a key decrypted from the Store, in process: @noble/curves for ECDSA (RFC 6979,
- * low-S, recovery id) and node:crypto (OpenSSL) for Ed25519 — the same code path and the same
- * deterministic signatures as the software vault.
- */
-function signInProcess(
-  curve: Curve,
-  privateKey: Uint8Array,
-  publicKey: Uint8Array,
-  message: Uint8Array,
-): RawSignature {
-  if (curve === 'CURVE_ED25519') {
-    const d = Buffer.from(privateKey);
-    const keyObject = createPrivateKey({
-      key: {
-        kty: 'OKP',
-        crv: 'Ed25519',
-        d: d.toString('base64url'),
-        x: Buffer.from(publicKey).toString('base64url'),
-      },
-      format: 'jwk',
-    });
-    d.fill(0);
-    const signature = nodeSign(null, message, keyObject);
-    return {
-      r: Uint8Array.from(signature.subarray(0, 32)),
-      s: Uint8Array.from(signature.subarray(32, 64)),
-    };
-  }
-  const ecdsa = curve === 'CURVE_SECP256K1' ? secp256k1 : p256;
-  const signature = ecdsa.sign(message, privateKey, {
-    prehash: false,
-    lowS: true,
-    format: 'recovered',
-  });
-  const recovery = signature[0];
-  if (recovery !== 0 && recovery !== 1) throw new Error('unexpected ECDSA recovery id');
-  return { r: signature.slice(1, 33), s: signature.slice(33, 65), recovery };
 }

@@ -11,21 +11,16 @@
  * - a private key: `keyhold/key/v1/<curve>`, plaintext = private key (32) ‖ public key. A
  *   derived account key is sealed once, so signing is decrypt + sign, never re-derivation.
  *
- * Signing: secp256k1 and P-256 with @noble/curves (RFC 6979 deterministic nonces, low-S,
- * recovery id); Ed25519 with node:crypto (OpenSSL), which measured ~7× faster than
- * @noble/curves here (≈140 µs vs ≈1 ms per signature) and gives identical RFC 8032 signatures.
+ * Signing opens the key and hands it to `signWithPrivateKey` / `signTaprootWithPrivateKey` of
+ * @keyhold/keys (noble ECDSA with RFC 6979 and low-S, OpenSSL Ed25519, BIP340 for Taproot), the
+ * same functions the PKCS#11 vault uses for the keys it holds wrapped.
  * @module
  */
-import {
-  createPrivateKey,
-  createSecretKey,
-  type KeyObject,
-  sign as nodeSign,
-  randomBytes,
-  webcrypto,
-} from 'node:crypto';
+import { createSecretKey, type KeyObject, randomBytes, webcrypto } from 'node:crypto';
 import {
   assertCurve,
+  assertSignableMessage,
+  assertTaprootRequest,
   deriveKeyFromSeed,
   entropyToMnemonic,
   type KeyVault,
@@ -36,9 +31,11 @@ import {
   publicKeyFromPrivateKey,
   type RawSignature,
   type SealedSecret,
+  signTaprootWithPrivateKey,
+  signWithPrivateKey,
   type VaultKey,
 } from '@keyhold/keys';
-import { CURVES, type Curve, KeyholdError } from '@keyhold/protocol';
+import { CURVES, type Curve } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { MASTER_KEY_LENGTH } from './master-key.js';
@@ -127,31 +124,25 @@ export class SoftwareKeyVault implements KeyVault {
   }
 
   async sign(key: SealedSecret, curve: Curve, message: Uint8Array): Promise<RawSignature> {
-    assertCurve(curve);
-    if (!(message instanceof Uint8Array)) {
-      throw new KeyholdError('INVALID_PAYLOAD', { reason: 'message must be bytes' });
-    }
-    if (curve !== 'CURVE_ED25519' && message.length !== 32) {
-      throw new KeyholdError('INVALID_PAYLOAD', {
-        reason: `${curve} signs a 32-byte digest; got ${message.length} bytes`,
-      });
-    }
+    assertSignableMessage(curve, message); // before the secret is opened
     const plaintext = open(this.#masterKey, keyPurpose(curve), key);
     try {
-      const privateKey = plaintext.subarray(0, 32);
-      if (curve === 'CURVE_ED25519') {
-        return signEd25519(privateKey, plaintext.subarray(32), message);
-      }
-      const ecdsa = curve === 'CURVE_SECP256K1' ? secp256k1 : p256;
-      const signature = ecdsa.sign(message, privateKey, {
-        prehash: false,
-        lowS: true,
-        format: 'recovered',
-      });
-      const recovery = signature[0];
-      // Ids 2 and 3 need r ≥ n: probability ~2^-128; refuse rather than mis-encode.
-      if (recovery !== 0 && recovery !== 1) throw new Error('unexpected ECDSA recovery id');
-      return { r: signature.slice(1, 33), s: signature.slice(33, 65), recovery };
+      return signWithPrivateKey(curve, plaintext.subarray(0, 32), plaintext.subarray(32), message);
+    } finally {
+      plaintext.fill(0);
+    }
+  }
+
+  /** BIP340 for Taproot key-path inputs; see the KeyVault port. Any secp256k1 key signs. */
+  async signTaproot(
+    key: SealedSecret,
+    digest: Uint8Array,
+    merkleRoot: Uint8Array,
+  ): Promise<Uint8Array> {
+    assertTaprootRequest('CURVE_SECP256K1', digest, merkleRoot);
+    const plaintext = open(this.#masterKey, keyPurpose('CURVE_SECP256K1'), key);
+    try {
+      return signTaprootWithPrivateKey(plaintext.subarray(0, 32), digest, merkleRoot);
     } finally {
       plaintext.fill(0);
     }
@@ -219,32 +210,4 @@ function newPrivateKey(curve: Curve): Uint8Array {
     default:
       return webcrypto.getRandomValues(new Uint8Array(32));
   }
-}
-
-/**
- * Ed25519 through OpenSSL. The JWK carries the public key `x` as the format requires; Node
- * derives the public key from `d` itself (checked in the tests), so a wrong `x` could not lead
- * to a signature under another key.
- */
-function signEd25519(
-  privateKey: Uint8Array,
-  publicKey: Uint8Array,
-  message: Uint8Array,
-): RawSignature {
-  const d = Buffer.from(privateKey);
-  const keyObject = createPrivateKey({
-    key: {
-      kty: 'OKP',
-      crv: 'Ed25519',
-      d: d.toString('base64url'),
-      x: Buffer.from(publicKey).toString('base64url'),
-    },
-    format: 'jwk',
-  });
-  d.fill(0);
-  const signature = nodeSign(null, message, keyObject);
-  return {
-    r: Uint8Array.from(signature.subarray(0, 32)),
-    s: Uint8Array.from(signature.subarray(32, 64)),
-  };
 }

@@ -21,6 +21,7 @@ export * from './hd-derivation.js';
 export * from './key-vault.js';
 export * from './mnemonic.js';
 export * from './payload.js';
+export * from './private-key-signing.js';
 export * from './public-key.js';
 export * from './signature-format.js';
 export * from './slip10.js';

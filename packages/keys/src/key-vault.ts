@@ -46,6 +46,19 @@ export interface KeyVault {
   revealMnemonic(seed: SealedSecret): Promise<string>;
   /** The 32 raw bytes of a private key, for export. */
   revealKey(key: SealedSecret): Promise<Uint8Array>;
+  /**
+   * Optional: a 64-byte BIP340 signature over a 32-byte Taproot sighash by a secp256k1 key
+   * tweaked per BIP341 with `merkleRoot` (empty: BIP86 key-path-only). SIGN_TRANSACTION uses it
+   * for the Taproot inputs of a PSBT; a vault without it leaves them unsigned
+   * (TRANSACTION_INPUT_NOT_SIGNABLE). See `signTaprootWithPrivateKey`.
+   */
+  signTaproot?(key: SealedSecret, digest: Uint8Array, merkleRoot: Uint8Array): Promise<Uint8Array>;
+  /**
+   * Optional: destroys what the vault holds for `key` outside the Store (an HSM's token
+   * objects) once the key's record is deleted. True when something was destroyed; false when
+   * the key lives only in its sealed form (nothing to do). Called after the deletion commits.
+   */
+  destroyKey?(key: SealedSecret): Promise<boolean>;
 }
 
 /** The inversify service identifier of the KeyVault port. */

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { KeyVault } from '@keyhold/keys';
 import { openPkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import {
@@ -32,6 +32,7 @@ import { silentLogger } from './logger.js';
  */
 interface BtcSigner {
   p2wpkh(publicKey: Uint8Array): { script: Uint8Array };
+  p2tr(internalKey: Uint8Array): { script: Uint8Array; tweakedPubkey: Uint8Array };
   Transaction: {
     new (): BtcTransaction;
     fromPSBT(psbt: Uint8Array): BtcTransaction;
@@ -41,12 +42,18 @@ interface BtcTransaction {
   addInput(input: object): number;
   addOutput(output: object): number;
   toPSBT(version?: number): Uint8Array;
-  getInput(index: number): { partialSig?: [Uint8Array, Uint8Array][] };
+  getInput(index: number): { partialSig?: [Uint8Array, Uint8Array][]; tapKeySig?: Uint8Array };
+  preimageWitnessV1(
+    index: number,
+    prevOutScripts: Uint8Array[],
+    hashType: number,
+    amounts: bigint[],
+  ): Uint8Array;
   readonly isFinal: boolean;
   finalize(): void;
   extract(): Uint8Array;
 }
-const { p2wpkh, Transaction } = (await import(
+const { p2wpkh, p2tr, Transaction } = (await import(
   createRequire(new URL('../../keys/package.json', import.meta.url)).resolve('@scure/btc-signer')
 )) as BtcSigner;
 
@@ -61,6 +68,7 @@ const ACCOUNTS = [
   account('CURVE_ED25519', "m/44'/501'/0'/0'", 'ADDRESS_FORMAT_SOLANA'),
   account('CURVE_SECP256K1', "m/44'/195'/0'", 'ADDRESS_FORMAT_TRON'),
   account('CURVE_SECP256K1', "m/84'/0'/0'/0/0", 'ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH'),
+  account('CURVE_SECP256K1', "m/86'/0'/0'/0/0", 'ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR'),
 ];
 
 const TX: TransactionSerializableEIP1559 = {
@@ -178,7 +186,7 @@ describe.each(VAULTS)('SIGN_TRANSACTION through the embedded server, on %s', (_,
     publicKeys = Object.fromEntries(accounts.map((a) => [a.address, a.publicKey]));
   });
 
-  const [ETH, SOL, TRX, BTC] = [0, 1, 2, 3];
+  const [ETH, SOL, TRX, BTC, TAPROOT] = [0, 1, 2, 3, 4];
   const sign = (parameters: object, type = 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2' as const) =>
     client.run<{ signedTransaction: string }>(type, parameters);
   const count = async () =>
@@ -283,6 +291,33 @@ describe.each(VAULTS)('SIGN_TRANSACTION through the embedded server, on %s', (_,
     expect(signed.isFinal).toBe(false);
     signed.finalize();
     expect(signed.extract().length).toBeGreaterThan(100);
+  });
+
+  it('Bitcoin Taproot (BIP86 key path): tapKeySig verifies under the P2TR output key', async () => {
+    const internalKey = hexToBytes(publicKeys[addresses[TAPROOT]!]!).subarray(1);
+    const output = p2tr(internalKey);
+    expect(addresses[TAPROOT]).toMatch(/^bc1p/);
+    const tx = new Transaction();
+    tx.addInput({
+      txid: new Uint8Array(32).fill(4),
+      index: 0,
+      witnessUtxo: { script: output.script, amount: 70_000n },
+      tapInternalKey: internalKey,
+    });
+    tx.addOutput({ script: output.script, amount: 60_000n });
+    const { signedTransaction } = await sign({
+      signWith: addresses[TAPROOT],
+      type: 'TRANSACTION_TYPE_BITCOIN',
+      unsignedTransaction: bytesToHex(tx.toPSBT(0)),
+    });
+    const signed = Transaction.fromPSBT(hexToBytes(signedTransaction));
+    const signature = signed.getInput(0).tapKeySig;
+    expect(signature?.length).toBe(64);
+    const sighash = signed.preimageWitnessV1(0, [output.script], 0, [70_000n]); // SIGHASH_DEFAULT
+    expect(schnorr.verify(signature!, sighash, output.tweakedPubkey)).toBe(true);
+    expect(schnorr.verify(signature!, sighash, internalKey)).toBe(false); // the tweak is applied
+    signed.finalize();
+    expect(signed.extract().length).toBeGreaterThan(60);
   });
 
   it('EIP712 and EIP7702_AUTHORIZATION raw payloads, as @turnkey/viem sends them', async () => {
