@@ -44,7 +44,7 @@ import {
   DEFAULT_CONSENSUS_EXPIRY_MS,
   votingRights,
 } from './decision/voting-rights.js';
-import type { ActivityHandler } from './handlers/activity-handler.js';
+import type { ActivityContext, ActivityHandler } from './handlers/activity-handler.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
@@ -80,6 +80,17 @@ export interface ActivityServiceDeps {
   clock: Clock;
   ids: Ids;
   options?: ActivityServiceOptions;
+  /**
+   * Told when an after-commit effect fails (see `ActivityContext.afterCommit`); the activity
+   * has committed and stands. Default: ignored. The server passes its logger.
+   */
+  onEffectError?: (description: string, error: unknown) => void;
+}
+
+/** Work to run after an activity's transaction commits. */
+interface AfterCommitEffect {
+  readonly description: string;
+  readonly run: () => Promise<unknown>;
 }
 
 export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
@@ -198,8 +209,10 @@ export class ActivityService {
   /** A new activity: decided, then run, parked for consensus, or refused. */
   private async create(s: ParsedSubmission, handler: ActivityHandler): Promise<Activity> {
     const now = this.deps.clock.now();
+    const effects: AfterCommitEffect[] = [];
     try {
-      return await this.deps.store.transaction(async (tx) => {
+      const activity = await this.deps.store.transaction(async (tx) => {
+        effects.length = 0; // a store that retries the callback starts the effects over
         const organization = await requireOrganization(tx, s.organizationId);
         const principal = await findPrincipal(tx, organization, s.stamp, now);
         const existing = await tx.activities.findByFingerprint(s.fingerprint);
@@ -237,6 +250,7 @@ export class ActivityService {
         if (decision.outcome === 'ALLOW') {
           await this.execute(tx, handler, record, organization, principal, s.definition, now, {
             evaluation,
+            effects,
           });
         } else {
           record.status = CONSENSUS_NEEDED;
@@ -245,6 +259,8 @@ export class ActivityService {
         await tx.policyEvaluations.insert(evaluation);
         return activityView(record);
       });
+      await this.runEffects(effects);
+      return activity;
     } catch (error) {
       if (error instanceof ExecutionFailed) return this.storeFailed(error);
       if (error instanceof StoreConflictError && error.constraint === 'activity_fingerprint') {
@@ -268,8 +284,10 @@ export class ActivityService {
       s.definition.kind === 'REJECT_ACTIVITY'
         ? 'VOTE_SELECTION_REJECTED'
         : 'VOTE_SELECTION_APPROVED';
+    const effects: AfterCommitEffect[] = [];
     try {
-      return await this.deps.store.transaction(async (tx) => {
+      const activity = await this.deps.store.transaction(async (tx) => {
+        effects.length = 0;
         const organization = await requireOrganization(tx, s.organizationId);
         const principal = await findPrincipal(tx, organization, s.stamp, now);
         validateIntent(s.definition.type, s.parameters);
@@ -341,6 +359,7 @@ export class ActivityService {
           await this.execute(tx, handler, target, organization, principal, definition, now, {
             evaluation,
             vote,
+            effects,
           });
         } else if (decision.outcome !== 'CONSENSUS_NEEDED') {
           // Rejected by a voter, or now denied with no root quorum left to approve it.
@@ -350,6 +369,8 @@ export class ActivityService {
         await tx.policyEvaluations.insert(evaluation);
         return activityView(target);
       });
+      await this.runEffects(effects);
+      return activity;
     } catch (error) {
       if (error instanceof ExecutionFailed && error.vote) return this.storeVoteFailed(error);
       throw error;
@@ -400,10 +421,14 @@ export class ActivityService {
     principal: Principal,
     definition: ActivityDefinition,
     now: number,
-    failure: { evaluation: PolicyEvaluationRecord; vote?: VoteRecord },
+    failure: {
+      evaluation: PolicyEvaluationRecord;
+      vote?: VoteRecord;
+      effects: AfterCommitEffect[];
+    },
   ): Promise<void> {
     try {
-      const ctx = {
+      const ctx: ActivityContext = {
         tx,
         organization,
         principal,
@@ -413,6 +438,7 @@ export class ActivityService {
         now,
         activityId: record.id,
         definition,
+        afterCommit: (description, run) => failure.effects.push({ description, run }),
       };
       record.result = await handler.execute(ctx, record.parameters);
       record.status = 'ACTIVITY_STATUS_COMPLETED';
@@ -422,6 +448,17 @@ export class ActivityService {
         throw new ExecutionFailed(record, error, failure.evaluation, failure.vote);
       }
       throw error;
+    }
+  }
+
+  /** After-commit effects, in order; a failure is reported and the rest still run. */
+  private async runEffects(effects: readonly AfterCommitEffect[]): Promise<void> {
+    for (const effect of effects) {
+      try {
+        await effect.run();
+      } catch (error) {
+        this.deps.onEffectError?.(effect.description, error);
+      }
     }
   }
 

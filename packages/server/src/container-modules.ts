@@ -78,6 +78,11 @@ export const coreModule = () =>
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),
             options: ctx.get(ServerTokens.ActivityServiceOptions),
+            onEffectError: (description, error) =>
+              ctx.get<Logger>(Logger).warn('after-commit effect failed', {
+                effect: description,
+                error: error instanceof Error ? error.message : String(error),
+              }),
           }),
       )
       .inSingletonScope();

@@ -24,6 +24,13 @@ export interface ActivityContext {
   readonly now: number;
   readonly activityId: string;
   readonly definition: ActivityDefinition;
+  /**
+   * Runs `effect` once the activity's transaction has committed, never if it rolls back: work
+   * outside the Store, such as destroying the HSM objects of a deleted key. Effects run in order
+   * before the response; one that fails is reported to the service's `onEffectError` and the
+   * activity stands (its records are already committed).
+   */
+  afterCommit(description: string, effect: () => Promise<unknown>): void;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: parameters are validated by the intent schema first.

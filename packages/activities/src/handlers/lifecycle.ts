@@ -56,6 +56,15 @@ export const deletePrivateKeysHandler: ActivityHandler<{
       keys.push(key);
     }
     for (const key of keys) await ctx.tx.privateKeys.delete(key.organizationId, key.privateKeyId);
+    const { vault } = ctx;
+    if (vault.destroyKey) {
+      for (const key of keys) {
+        // After the commit: a rolled-back deletion must not leave a record whose key is gone.
+        ctx.afterCommit(`destroy the vault key of private key ${key.privateKeyId}`, () =>
+          vault.destroyKey!(key.key),
+        );
+      }
+    }
     return { privateKeyIds: keys.map((k) => k.privateKeyId) };
   },
 };
