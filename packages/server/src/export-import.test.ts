@@ -165,6 +165,52 @@ describe('import through @turnkey/crypto', () => {
     expect(result.addresses![0]!.address).toBe(privateKeyToAddress(`0x${privateKey}`));
   });
 
+  it('fails an import whose bundle was sealed to another user’s target, leaving nothing behind', async () => {
+    const { userIds } = await client.createUsers({
+      users: [
+        {
+          userName: 'other importer',
+          apiKeys: [],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
+    });
+    const otherUserId = userIds[0]!;
+    const { importBundle } = await client.initImportWallet({ userId: otherUserId });
+    const encryptedBundle = await encryptWalletToBundle({
+      mnemonic: ABANDON,
+      importBundle,
+      userId: otherUserId,
+      organizationId,
+      dangerouslyOverrideSignerPublicKey: server.keyhold.signerPublicKey,
+    });
+    // Sealed to the other user's target: this user's import cannot open it.
+    const { activity } = await client.importWallet({
+      userId,
+      walletName: 'stolen bundle',
+      encryptedBundle,
+      accounts: [ETH],
+    });
+    expect(activity.status).toBe('ACTIVITY_STATUS_FAILED');
+    expect(activity.failure?.details?.[0]).toMatchObject({
+      field: 'encryptedBundle',
+      reason: expect.stringContaining('encrypted to another target'),
+    });
+    const { wallets } = await client.getWallets();
+    expect(wallets.some((w) => w.walletName === 'stolen bundle')).toBe(false);
+    // The user it was sealed to can import it.
+    const imported = await client.importWallet({
+      userId: otherUserId,
+      walletName: 'rightful',
+      encryptedBundle,
+      accounts: [ETH],
+    });
+    expect(imported.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(imported.addresses[0]).toBe('0x9858EfFD232B4033E47d90003D41EC34EcaEda94');
+  });
+
   it('fails an import whose bundle was sealed to another target', async () => {
     const other = generateP256KeyPair();
     const { activity } = await client.importWallet({
