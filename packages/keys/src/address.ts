@@ -13,11 +13,11 @@
  *   TESTNET} (`address-bitcoin.ts`, which documents the script of each type).
  * - SUI (`address-sui.ts`), APTOS (`address-aptos.ts`), XLM (`address-stellar.ts`),
  *   SPARK_{MAINNET,REGTEST} (`address-spark.ts`).
+ * - TON_V3R2, TON_V4R2, TON_V5R1: the mainnet workchain-0 address of that standard wallet
+ *   contract's StateInit (code + data holding the key), hashed with `@ton/core`, written
+ *   non-bounceable url-safe (`UQ…`) (`address-ton.ts`, which gives the evidence for that form).
  *
- * TON_V3R2, TON_V4R2 and TON_V5R1 are refused with INVALID_ADDRESS_FORMAT "address format not
- * supported yet": a TON address is the hash of a wallet contract's state-init cell (contract code
- * plus data holding the key), which needs a TON cell/BOC library (`@ton/core`) that is not a
- * dependency. A curve the format cannot encode is refused with INVALID_ADDRESS_FORMAT too.
+ * A curve the format cannot encode is refused with INVALID_ADDRESS_FORMAT.
  *
  * Ed25519 with UNCOMPRESSED is refused: an Ed25519 key has one 32-byte encoding and no
  * `04 ‖ x ‖ y` form, so any answer would be invented. Ed25519 with COMPRESSED is its 32 bytes.
@@ -40,6 +40,7 @@ import { curvesForAddressFormat } from './address-format.js';
 import { sparkAddress } from './address-spark.js';
 import { stellarAddress } from './address-stellar.js';
 import { suiAddress } from './address-sui.js';
+import { tonAddress } from './address-ton.js';
 import { tronAddress } from './address-tron.js';
 import { xrpAddress } from './address-xrp.js';
 import { assertCurve } from './curves.js';
@@ -74,16 +75,20 @@ const ENCODERS: Partial<Record<AddressFormat, Encoder>> = {
   ADDRESS_FORMAT_XLM: (key) => stellarAddress(key),
   ADDRESS_FORMAT_DOGE_MAINNET: (key) => dogeAddress('MAINNET', key),
   ADDRESS_FORMAT_DOGE_TESTNET: (key) => dogeAddress('TESTNET', key),
+  ADDRESS_FORMAT_TON_V3R2: (key) => tonAddress('V3R2', key),
+  ADDRESS_FORMAT_TON_V4R2: (key) => tonAddress('V4R2', key),
+  ADDRESS_FORMAT_TON_V5R1: (key) => tonAddress('V5R1', key),
   ADDRESS_FORMAT_XRP: (key) => xrpAddress(key),
   ADDRESS_FORMAT_SPARK_MAINNET: (key) => sparkAddress('MAINNET', key),
   ADDRESS_FORMAT_SPARK_REGTEST: (key) => sparkAddress('REGTEST', key),
 };
 
 /**
- * The address formats `deriveAddress` encodes, in wire-protocol order: all of them except
- * UNSPECIFIED and the three TON formats.
+ * The address formats `deriveAddress` encodes, in wire-protocol order: every format of the
+ * wire protocol except UNSPECIFIED.
  * @example
- * SUPPORTED_ADDRESS_FORMATS.includes('ADDRESS_FORMAT_TON_V4R2'); // false
+ * SUPPORTED_ADDRESS_FORMATS.includes('ADDRESS_FORMAT_TON_V4R2'); // true
+ * SUPPORTED_ADDRESS_FORMATS.includes('ADDRESS_FORMAT_UNSPECIFIED'); // false
  */
 export const SUPPORTED_ADDRESS_FORMATS: readonly AddressFormat[] = Object.freeze(
   ADDRESS_FORMATS.filter((format) => Object.hasOwn(ENCODERS, format)),
@@ -92,9 +97,9 @@ export const SUPPORTED_ADDRESS_FORMATS: readonly AddressFormat[] = Object.freeze
 /**
  * The address of `publicKey` (any SEC1 form for ECDSA curves, 32 bytes for Ed25519) in
  * `format`. Synchronous, so callers can also use it as a "may this curve use this format" check
- * with any valid key. Refuses: an unknown curve (INVALID_CURVE), a format that is unknown, not
- * supported yet (TON) or unable to encode a key of `curve` (INVALID_ADDRESS_FORMAT, with a
- * `reason`), and a key that is not a point of the curve (INVALID_PUBLIC_KEY).
+ * with any valid key. Refuses: an unknown curve (INVALID_CURVE), a format that is unknown or
+ * unable to encode a key of `curve` (INVALID_ADDRESS_FORMAT, with a `reason`), and a key that
+ * is not a point of the curve (INVALID_PUBLIC_KEY).
  * @example
  * deriveAddress('ADDRESS_FORMAT_ETHEREUM', 'CURVE_SECP256K1', publicKey);
  * // '0x9858EfFD232B4033E47d90003D41EC34EcaEda94'
@@ -102,11 +107,15 @@ export const SUPPORTED_ADDRESS_FORMATS: readonly AddressFormat[] = Object.freeze
  * // 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk'
  * deriveAddress('ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH', 'CURVE_SECP256K1', publicKey);
  * // 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu' (at m/84'/0'/0'/0/0)
+ * deriveAddress('ADDRESS_FORMAT_TON_V4R2', 'CURVE_ED25519', publicKey);
+ * // 'UQDxAUFadQXDd3EXGa3TLF_EF66gMc9h3_aZ0j0zXNoIYUCc' (at m/44'/607'/0'/0'/0')
  */
 export function deriveAddress(format: AddressFormat, curve: Curve, publicKey: Uint8Array): string {
   assertCurve(curve);
   const encode = Object.hasOwn(ENCODERS, format) ? ENCODERS[format] : undefined;
   if (encode === undefined) {
+    // Every known format has an encoder today; a format added to the protocol enum before
+    // its encoder exists gets this "not supported yet" refusal rather than a crash.
     const known = curvesForAddressFormat(format).length > 0;
     throw new KeyholdError('INVALID_ADDRESS_FORMAT', {
       addressFormat: String(format).slice(0, 64),
