@@ -352,6 +352,11 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           j.set(s.accountByPublicKey, k(org, r.publicKey), r.walletAccountId);
         }
       },
+      async markExported(org, id, updatedAt) {
+        const r = s.accounts.get(k(org, id));
+        // Only fields no index uses: the lookups by address, key and path stay as they are.
+        if (r) j.set(s.accounts, k(org, id), { ...r, exported: true, updatedAt });
+      },
       async delete(org, id) {
         deleteAccount(org, id);
       },

@@ -12,6 +12,7 @@ import { loadMigrations, type Migration, runMigrations } from './migrations.js';
 import { PgDriver } from './pg-driver.js';
 import { PgliteDriver } from './pglite-driver.js';
 import type { SqlDriver } from './sql-client.js';
+import { SqlStore } from './sql-store.js';
 import { StoreOpenError, type StoreOpenFailure } from './store-open-error.js';
 import { templatePglite } from './testing/pglite-template.js';
 import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
@@ -35,6 +36,7 @@ describe('loadMigrations', () => {
     expect(shipped.map((m) => [m.version, m.name])).toEqual([
       [1, 'initial'],
       [2, 'policies_and_tags'],
+      [3, 'wallet_account_exported'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -182,6 +184,82 @@ describe.each(engines)('runMigrations on %s', (name, create) => {
     expect(reason).toBe('newer-schema');
     expect(message).toContain(`is at migration ${NEXT}, newer than this Keyhold knows (${LATEST})`);
   });
+
+  it.skipIf(skip)(
+    'upgrades a version-2 database: its wallet accounts read exported: false',
+    async () => {
+      const { schema, driver, sql, versions } = fresh();
+      const upToTwo = shipped.filter((m) => m.version <= 2);
+      const later = shipped.filter((m) => m.version > 2).map((m) => m.version);
+      expect(later[0]).toBe(3);
+      expect(await runMigrations(driver, { schema, migrations: upToTwo })).toEqual({
+        applied: [1, 2],
+        version: 2,
+      });
+      // Rows as Keyhold at version 2 wrote them (no exported column), one wallet exported.
+      await sql(
+        `INSERT INTO wallets (organization_id, wallet_id, wallet_name, seed, mnemonic_length,
+                            exported, imported, created_at, updated_at)
+       VALUES ('o', 'w1', 'Treasury', 'sealed:s', 12, true, false, 1, 1);
+       INSERT INTO wallet_accounts (organization_id, wallet_id, wallet_account_id, curve,
+                                    path_format, path, address_format, address, address_key,
+                                    public_key, key, created_at, updated_at)
+       VALUES ('o', 'w1', 'a1', 'CURVE_SECP256K1', 'PATH_FORMAT_BIP32', 'm/0', 'ADDRESS_FORMAT_ETHEREUM',
+               '0xAa01', '0xaa01', '02p1', 'sealed:k1', 1, 2),
+              ('o', 'w2', 'a2', 'CURVE_ED25519', 'PATH_FORMAT_BIP32', 'm/1', 'ADDRESS_FORMAT_SOLANA',
+               'So1', 'So1', 'p2', 'sealed:k2', 3, 4);`,
+      );
+
+      expect(await runMigrations(driver, { schema })).toEqual({ applied: later, version: LATEST });
+      expect(await versions()).toEqual(SHIPPED_VERSIONS);
+      const column = await driver.transaction((c) =>
+        c.query(
+          `SELECT data_type, is_nullable, column_default FROM information_schema.columns
+          WHERE table_schema = $1 AND table_name = 'wallet_accounts' AND column_name = 'exported'`,
+          [schema],
+        ),
+      );
+      expect(column).toEqual([
+        { data_type: 'boolean', is_nullable: 'NO', column_default: 'false' },
+      ]);
+
+      const store = new SqlStore(driver);
+      const accounts = await store.transaction((t) => t.walletAccounts.list('o'));
+      expect(accounts).toEqual([
+        {
+          organizationId: 'o',
+          walletId: 'w1',
+          walletAccountId: 'a1',
+          curve: 'CURVE_SECP256K1',
+          pathFormat: 'PATH_FORMAT_BIP32',
+          path: 'm/0',
+          addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
+          address: '0xAa01',
+          publicKey: '02p1',
+          key: 'sealed:k1',
+          exported: false,
+          createdAt: 1,
+          updatedAt: 2,
+        },
+        expect.objectContaining({ walletAccountId: 'a2', exported: false, updatedAt: 4 }),
+      ]);
+      // The upgraded rows take the new flag; the wallet's own flag is unchanged.
+      await store.transaction((t) => t.walletAccounts.markExported('o', 'a2', 9));
+      const after = await store.transaction(async (t) => ({
+        a2: await t.walletAccounts.findByPath('o', 'w2', 'm/1'),
+        wallet: await t.wallets.get('o', 'w1'),
+      }));
+      expect(after.a2).toMatchObject({ exported: true, updatedAt: 9 });
+      expect(after.wallet).toMatchObject({ exported: true });
+
+      // Keyhold at version 2 refuses the upgraded database rather than misread it.
+      const [reason, message] = await refusal(
+        runMigrations(driver, { schema, migrations: upToTwo }),
+      );
+      expect(reason).toBe('newer-schema');
+      expect(message).toContain(`is at migration ${LATEST}, newer than this Keyhold knows (2)`);
+    },
+  );
 
   it.skipIf(skip)('refuses an applied migration that changed, and a gap', async () => {
     const { schema, driver, sql } = fresh();

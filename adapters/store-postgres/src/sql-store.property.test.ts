@@ -173,6 +173,7 @@ const accountRecord: fc.Arbitrary<WalletAccountRecord> = fc.record({
   address,
   publicKey: pick('P1', 'P2'),
   key: pick('sealed:k'),
+  exported: fc.boolean(),
   createdAt: time,
   updatedAt: time,
 });
@@ -239,6 +240,7 @@ type Op =
   | { op: 'wallet.get'; org: string; id: string }
   | { op: 'wallet.list'; org: string }
   | { op: 'account.insert'; r: WalletAccountRecord }
+  | { op: 'account.markExported'; org: string; id: string; updatedAt: number }
   | { op: 'account.list'; org: string; wallet?: string; page?: PageSpec }
   | { op: 'account.findByAddress'; org: string; address: string }
   | { op: 'account.findByPublicKey'; org: string; key: string }
@@ -317,6 +319,15 @@ const GROUPS = {
     { arbitrary: fc.record({ op: pick('wallet.get'), org, id: pick(...WALLET_IDS) }), weight: 1 },
     { arbitrary: fc.record({ op: pick('wallet.list'), org }), weight: 2 },
     { arbitrary: fc.record({ op: pick('account.insert'), r: accountRecord }), weight: 3 },
+    {
+      arbitrary: fc.record({
+        op: pick('account.markExported'),
+        org,
+        id: pick(...ACCOUNT_IDS),
+        updatedAt: time,
+      }),
+      weight: 1,
+    },
     {
       arbitrary: fc.record(
         {
@@ -499,6 +510,8 @@ async function apply(t: StoreTransaction, o: Op): Promise<Outcome> {
         return await t.wallets.list(o.org);
       case 'account.insert':
         return await t.walletAccounts.insert(o.r);
+      case 'account.markExported':
+        return await t.walletAccounts.markExported(o.org, o.id, o.updatedAt);
       case 'account.list':
         if (!o.page) return await t.walletAccounts.list(o.org, o.wallet);
         {

@@ -124,6 +124,7 @@ function walletAccountOf(r: Row): WalletAccountRecord {
     address: str(r.address),
     publicKey: str(r.public_key),
     key: str(r.key),
+    exported: r.exported as boolean,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
   };
@@ -265,8 +266,8 @@ const walletParams = (r: WalletRecord) => [
 ];
 
 const ACCOUNT_COLUMNS =
-  'organization_id, wallet_id, wallet_account_id, curve, path_format, path, address_format, address, address_key, public_key, key, created_at, updated_at';
-const ACCOUNT_VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13';
+  'organization_id, wallet_id, wallet_account_id, curve, path_format, path, address_format, address, address_key, public_key, key, exported, created_at, updated_at';
+const ACCOUNT_VALUES = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14';
 const accountParams = (r: WalletAccountRecord) => [
   r.organizationId,
   r.walletId,
@@ -279,6 +280,7 @@ const accountParams = (r: WalletAccountRecord) => [
   addressKey(r.address),
   r.publicKey,
   r.key,
+  r.exported,
   r.createdAt,
   r.updatedAt,
 ];
@@ -691,6 +693,13 @@ function transactionOver(db: SqlClient): StoreTransaction {
               params: [r.organizationId, r.walletAccountId],
             },
           ],
+        );
+      },
+      async markExported(org, id, updatedAt) {
+        await db.query(
+          `UPDATE wallet_accounts SET exported = true, updated_at = $3
+            WHERE organization_id = $1 AND wallet_account_id = $2`,
+          [org, id, updatedAt],
         );
       },
       async delete(org, id) {

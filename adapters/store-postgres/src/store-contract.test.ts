@@ -309,6 +309,53 @@ describe.each(targets)('Store contract: $name', (target) => {
       expect(await list(wb, { limit: 5, before: id(5) })).toEqual([2]);
     });
 
+    it('wallet accounts: markExported sets exported and updatedAt of one account only', async () => {
+      const org = fresh('org');
+      const [wa, wb] = [fresh('wallet'), fresh('wallet')];
+      const a0 = account(org, wa, { createdAt: 20, updatedAt: 20 });
+      const a1 = account(org, wa, { createdAt: 10, updatedAt: 10 });
+      // Same id in another organization: untouched.
+      const elsewhere = account(fresh('org'), wa, { walletAccountId: a0.walletAccountId });
+      // Inserted as exported: the flag round-trips.
+      const b0 = account(org, wb, { exported: true });
+      await tx(async (t) => {
+        for (const a of [a0, a1, elsewhere, b0]) await t.walletAccounts.insert(a);
+      });
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([a0, a1, b0]);
+
+      // Rolled back: nothing changes.
+      const boom = new Error('boom');
+      await expect(
+        tx(async (t) => {
+          await t.walletAccounts.markExported(org, a0.walletAccountId, 99);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([a0, a1, b0]);
+
+      await tx((t) => t.walletAccounts.markExported(org, a0.walletAccountId, 99));
+      const marked = { ...a0, exported: true, updatedAt: 99 };
+      // Same place in the listing; every lookup answers the marked record.
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([marked, a1, b0]);
+      expect(await tx((t) => t.walletAccounts.list(org, wa))).toEqual([marked, a1]);
+      expect(await tx((t) => t.walletAccounts.findByAddress(org, a0.address))).toEqual(marked);
+      expect(await tx((t) => t.walletAccounts.findByPublicKey(org, a0.publicKey))).toEqual(marked);
+      expect(await tx((t) => t.walletAccounts.findByPath(org, wa, a0.path))).toEqual(marked);
+      expect(await tx((t) => t.walletAccounts.list(elsewhere.organizationId))).toEqual([elsewhere]);
+
+      // Again: still exported, the newer time. An absent account is a no-op.
+      await tx(async (t) => {
+        await t.walletAccounts.markExported(org, a0.walletAccountId, 100);
+        await t.walletAccounts.markExported(org, fresh('account'), 100);
+        await t.walletAccounts.markExported(fresh('org'), a1.walletAccountId, 100);
+      });
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([
+        { ...a0, exported: true, updatedAt: 100 },
+        a1,
+        b0,
+      ]);
+    });
+
     it('private keys: lookups by any address and by public key, first match, update', async () => {
       const org = fresh('org');
       const shared = '0x00000000000000000000000000000000000000Ff';

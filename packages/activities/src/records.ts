@@ -82,6 +82,12 @@ export interface WalletAccountRecord {
   /** Hex, compressed SEC1 or Ed25519. */
   publicKey: string;
   key: SealedSecret;
+  /**
+   * Set by EXPORT_WALLET_ACCOUNT. The account also counts as exported when its wallet was
+   * (`WalletRecord.exported`); either allows DELETE_WALLET_ACCOUNTS without
+   * `deleteWithoutExport`.
+   */
+  exported: boolean;
   createdAt: number;
   updatedAt: number;
 }

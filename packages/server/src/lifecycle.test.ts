@@ -1,8 +1,9 @@
 /**
  * Lifecycle through the published client: DISABLE_PRIVATE_KEY, DELETE_PRIVATE_KEYS,
- * DELETE_WALLETS and DELETE_WALLET_ACCOUNTS with the deleteWithoutExport rules.
+ * DELETE_WALLETS and DELETE_WALLET_ACCOUNTS with the deleteWithoutExport rules (a wallet
+ * account is exported by EXPORT_WALLET of its wallet or EXPORT_WALLET_ACCOUNT of itself).
  */
-import { generateP256KeyPair } from '@turnkey/crypto';
+import { decryptExportBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKeyPair } from './api-key-signer.js';
@@ -162,6 +163,55 @@ describe('DELETE_WALLET_ACCOUNTS', () => {
     expect((await client.getWalletAccounts({ walletId })).accounts).toEqual([]);
     // The wallet itself stays.
     expect(await walletIds()).toContain(walletId);
+  });
+
+  it('deletes an account exported on its own without the flag; its unexported sibling is refused', async () => {
+    const { walletId, addresses } = await newWallet('one-account-exported');
+    const listed = (await client.getWalletAccounts({ walletId })).accounts;
+    const idOf = (address: string) => listed.find((a) => a.address === address)!.walletAccountId;
+    const [exportedId, plainId] = [idOf(addresses[0]!), idOf(addresses[1]!)];
+
+    const target = generateP256KeyPair();
+    const exported = await client.exportWalletAccount({
+      address: addresses[0]!,
+      targetPublicKey: target.publicKeyUncompressed,
+    });
+    expect(exported.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(exported.address).toBe(addresses[0]);
+    // The bundle holds this account's key.
+    const hex = await decryptExportBundle({
+      exportBundle: exported.exportBundle,
+      embeddedKey: target.privateKey,
+      organizationId: server.organizationId!,
+      returnMnemonic: false,
+      dangerouslyOverrideSignerPublicKey: server.keyhold.signerPublicKey,
+    });
+    const { privateKeyToAddress } = await import('viem/accounts');
+    expect(privateKeyToAddress(`0x${hex}`)).toBe(addresses[0]);
+    // Exporting one account does not export the wallet.
+    expect((await client.getWallet({ walletId })).wallet.exported).toBe(false);
+
+    const refused = await client.deleteWalletAccounts({ walletAccountIds: [plainId] });
+    expect(refused.activity.status).toBe('ACTIVITY_STATUS_FAILED');
+    expect(refused.activity.failure?.message).toBe('wallet account has not been exported');
+    // A batch with both: the unexported one refuses it all, nothing is deleted.
+    const mixed = await client.deleteWalletAccounts({ walletAccountIds: [exportedId, plainId] });
+    expect(mixed.activity.status).toBe('ACTIVITY_STATUS_FAILED');
+    expect(mixed.activity.failure?.message).toBe('wallet account has not been exported');
+    const ids = async () =>
+      (await client.getWalletAccounts({ walletId })).accounts.map((a) => a.walletAccountId);
+    expect(await ids()).toEqual([exportedId, plainId]);
+
+    const deleted = await client.deleteWalletAccounts({ walletAccountIds: [exportedId] });
+    expect(deleted.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(deleted.walletAccountIds).toEqual([exportedId]);
+    expect(await ids()).toEqual([plainId]);
+    expect((await sign(addresses[0]!)).status).toBe('ACTIVITY_STATUS_FAILED');
+    expect((await sign(addresses[1]!)).status).toBe('ACTIVITY_STATUS_COMPLETED');
+    // The wallet still needs its own export (or deleteWithoutExport) to go.
+    const wallet = await client.deleteWallets({ walletIds: [walletId] });
+    expect(wallet.activity.status).toBe('ACTIVITY_STATUS_FAILED');
+    expect(wallet.activity.failure?.message).toMatch(/^wallet has not been exported/);
   });
 
   it('refuses a non-UUID id (400) and an id outside the organization; a bad batch changes nothing', async () => {

@@ -92,6 +92,7 @@ export const account = (
   address: `0x${(++counter).toString(16).padStart(40, 'a')}`,
   publicKey: `03${fresh('pub')}`,
   key: `sealed:v1:${fresh('key')}`,
+  exported: false,
   createdAt: 1_700_000_000_000,
   updatedAt: 1_700_000_000_000,
   ...o,

@@ -3,6 +3,8 @@
  * `@turnkey/crypto` helpers read and write (wire-compat §3). Export bundles are signed by the
  * server's signer key; import targets are derived per user from that key, so no state is
  * kept between INIT_IMPORT_* and IMPORT_* and every instance opens the same bundles.
+ * Every export marks what it exported (the wallet, the private key, or the one wallet
+ * account), which lets DELETE_* remove it without `deleteWithoutExport`.
  * @module
  */
 import {
@@ -111,10 +113,14 @@ export const exportWalletAccountHandler: ActivityHandler<{
     if (!account) throw new KeyholdError('WALLET_ACCOUNT_NOT_FOUND', { address: p.address });
     const secret = await ctx.vault.revealKey(account.key);
     try {
-      return {
-        address: account.address,
-        exportBundle: await exportTo(ctx, secret, p.targetPublicKey),
-      };
+      const exportBundle = await exportTo(ctx, secret, p.targetPublicKey);
+      // This account only: its wallet's other accounts (and the seed) stay unexported.
+      await ctx.tx.walletAccounts.markExported(
+        account.organizationId,
+        account.walletAccountId,
+        ctx.now,
+      );
+      return { address: account.address, exportBundle };
     } finally {
       secret.fill(0);
     }

@@ -1,8 +1,9 @@
 /**
  * DISABLE_PRIVATE_KEY, DELETE_PRIVATE_KEYS, DELETE_WALLETS and DELETE_WALLET_ACCOUNTS.
- * Unless `deleteWithoutExport` is true, only exported records may be deleted (a wallet
- * account counts as exported when its wallet was). Every id is checked before anything is
- * removed, so a batch with one bad id changes nothing.
+ * Unless `deleteWithoutExport` is true, only exported records may be deleted: a wallet
+ * account counts as exported when it was exported itself (EXPORT_WALLET_ACCOUNT) or its
+ * whole wallet was (EXPORT_WALLET). Every id is checked before anything is removed, so a
+ * batch with one bad id changes nothing.
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
@@ -102,14 +103,15 @@ export const deleteWalletAccountsHandler: ActivityHandler<{
       if (!account) {
         throw new KeyholdError('WALLET_ACCOUNT_NOT_IN_ORGANIZATION', { walletAccountId: id });
       }
-      if (!p.deleteWithoutExport) {
-        let exported = exportedWallet.get(account.walletId);
-        if (exported === undefined) {
+      if (!p.deleteWithoutExport && !account.exported) {
+        // Not exported by itself: it still counts as exported when its whole wallet was.
+        let walletExported = exportedWallet.get(account.walletId);
+        if (walletExported === undefined) {
           const wallet = await ctx.tx.wallets.get(account.organizationId, account.walletId);
-          exported = wallet?.exported ?? false;
-          exportedWallet.set(account.walletId, exported);
+          walletExported = wallet?.exported ?? false;
+          exportedWallet.set(account.walletId, walletExported);
         }
-        if (!exported) {
+        if (!walletExported) {
           throw new KeyholdError('WALLET_ACCOUNT_NOT_EXPORTED', { walletAccountId: id });
         }
       }

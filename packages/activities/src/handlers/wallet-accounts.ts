@@ -62,6 +62,7 @@ export async function addAccounts(
       address,
       publicKey: bytesToHex(derived.publicKey),
       key: derived.key,
+      exported: false,
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };

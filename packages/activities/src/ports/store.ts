@@ -86,6 +86,11 @@ export interface WalletAccountRepository {
     path: string,
   ): Promise<WalletAccountRecord | undefined>;
   insert(record: WalletAccountRecord): Promise<void>;
+  /**
+   * Sets `exported` and `updatedAt` of one account; nothing else of it changes (its
+   * address, public key and path stay as inserted). An absent account is a no-op.
+   */
+  markExported(organizationId: string, walletAccountId: string, updatedAt: number): Promise<void>;
   delete(organizationId: string, walletAccountId: string): Promise<void>;
   /** Removes every account of one wallet. */
   deleteByWallet(organizationId: string, walletId: string): Promise<void>;
