@@ -34,7 +34,13 @@ function accountFor(addressFormat: AddressFormat, index: number) {
   const path =
     defaultPathFor(addressFormat, index) ??
     (curve === 'CURVE_ED25519' ? `m/44'/1'/${index}'/0'` : `m/44'/1'/${index}'/0/0`);
-  return { curve, pathFormat: 'PATH_FORMAT_BIP32', path, addressFormat } as const;
+  return {
+    curve,
+    pathFormat: 'PATH_FORMAT_BIP32',
+    path,
+    // UNSPECIFIED is no SUPPORTED_ADDRESS_FORMAT; the client's type leaves it out too.
+    addressFormat: addressFormat as Exclude<AddressFormat, 'ADDRESS_FORMAT_UNSPECIFIED'>,
+  } as const;
 }
 
 /** Verifies a signRawPayload result over `digest` (ECDSA) or `message` (Ed25519). */
