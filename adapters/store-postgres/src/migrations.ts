@@ -99,6 +99,8 @@ export async function runMigrations(
   const migrations = options.migrations ?? loadMigrations();
   const known = migrations.at(-1)?.version ?? 0;
   return driver.transaction(async (client) => {
+    // A migration may rewrite a large table: the per-statement bound of requests is lifted.
+    await client.exec('SET LOCAL statement_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
       MIGRATION_LOCK_CLASS,
       schema,

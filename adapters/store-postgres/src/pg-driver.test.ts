@@ -3,7 +3,7 @@
  * unreachable server, and the life cycle of pools and stores.
  */
 import type { Store } from '@keyhold/activities';
-import { StoreConflictError } from '@keyhold/activities';
+import { StoreConflictError, StoreUnavailableError } from '@keyhold/activities';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './pg-driver.js';
@@ -115,6 +115,43 @@ describe.skipIf(!withPostgres)('Postgres', () => {
     await Promise.all([open(schema), open(schema), open(schema), open(schema)]);
     const { rows } = await admin.query(`SELECT version FROM "${schema}".keyhold_migrations`);
     expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+  });
+
+  it('a statement past statementTimeoutMs is cancelled as unavailable; the store goes on', async () => {
+    const schema = testSchema('timeout');
+    schemas.push(schema);
+    const store = await createPostgresStore({
+      connectionString: POSTGRES_URL,
+      schema,
+      statementTimeoutMs: 300,
+    });
+    stores.push(store);
+    const org = fresh('org');
+    const held = activity(org);
+    await store.transaction((tx) => tx.activities.insert(held));
+    // Another session holds the row lock, as a stuck transaction would.
+    await admin.query('BEGIN');
+    await admin.query(
+      `SELECT 1 FROM ${schema}.activities WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      [org, held.id],
+    );
+    try {
+      const started = Date.now();
+      const waiting = store.transaction((tx) => tx.activities.getForUpdate(org, held.id));
+      await expect(waiting).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(waiting).rejects.toThrow(/57014/);
+      expect(Date.now() - started).toBeLessThan(10_000); // not the 30 s default, not forever
+    } finally {
+      await admin.query('ROLLBACK');
+    }
+    const found = await store.transaction((tx) => tx.activities.getForUpdate(org, held.id));
+    expect(found?.id).toBe(held.id);
+  });
+
+  it('refuses a negative or fractional statement timeout', async () => {
+    await expect(
+      createPostgresStore({ connectionString: POSTGRES_URL, statementTimeoutMs: -1 }),
+    ).rejects.toThrow(/statementTimeoutMs/);
   });
 
   it('an unreachable server is an immediate, clear error without credentials', async () => {

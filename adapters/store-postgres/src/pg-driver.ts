@@ -17,6 +17,18 @@ import {
 import { SqlStore } from './sql-store.js';
 import { StoreOpenError } from './store-open-error.js';
 
+/**
+ * The default bound on one statement: a request never waits on the database (a lock held by a
+ * stuck transaction, a runaway plan) longer than this; it gets 503 UNAVAILABLE and may retry.
+ */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+
+function assertStatementTimeout(ms: number): void {
+  if (!Number.isSafeInteger(ms) || ms < 0) {
+    throw new TypeError('statementTimeoutMs must be a non-negative integer (0: no limit)');
+  }
+}
+
 export class PgDriver implements SqlDriver {
   readonly kind = 'pg';
   private readonly begin: string;
@@ -25,14 +37,19 @@ export class PgDriver implements SqlDriver {
    * @param pool the pool to draw connections from
    * @param schema the schema the store's tables live in
    * @param ownsPool end the pool on close (true when the driver created it)
+   * @param statementTimeoutMs the longest any one statement may run (0: no limit)
    */
   constructor(
     private readonly pool: pg.Pool,
     schema: string = DEFAULT_SCHEMA,
     private readonly ownsPool = false,
+    statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
   ) {
+    assertStatementTimeout(statementTimeoutMs);
     // One round trip: a simple-protocol query may hold several statements.
-    this.begin = `BEGIN; SET LOCAL search_path TO ${quoteSchema(schema)}`;
+    this.begin =
+      `BEGIN; SET LOCAL search_path TO ${quoteSchema(schema)}; ` +
+      `SET LOCAL statement_timeout = ${statementTimeoutMs}`;
   }
 
   /**
@@ -100,6 +117,12 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** Options for the pool the store creates from `connectionString`. */
   poolOptions?: Omit<pg.PoolConfig, 'connectionString'>;
+  /**
+   * The longest one statement may run, lock waits included; past it Postgres cancels the
+   * statement and the request answers 503 UNAVAILABLE (retryable). Migrations are exempt.
+   * Default 30 000 ms (`DEFAULT_STATEMENT_TIMEOUT_MS`); 0 disables the limit.
+   */
+  statementTimeoutMs?: number;
 }
 
 /** Connection errors that mean "the server is not there" rather than "it refused us". */
@@ -154,6 +177,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   if (!options.pool && !options.connectionString) {
     throw new TypeError('createPostgresStore needs a connectionString or a pool');
   }
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+  assertStatementTimeout(statementTimeoutMs); // before a pool exists that would need ending
   const owns = !options.pool;
   const pool =
     options.pool ??
@@ -166,7 +191,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   // An idle connection that dies (server restart) must not crash the process; the next
   // checkout opens a fresh one.
   if (owns) pool.on('error', () => {});
-  const driver = new PgDriver(pool, schema, owns);
+  const driver = new PgDriver(pool, schema, owns, statementTimeoutMs);
   try {
     await runMigrations(driver, { schema });
   } catch (error) {

@@ -66,9 +66,11 @@ const UNAVAILABLE_ERRNOS = new Set([
 /**
  * SQLSTATEs besides class 08 (connection exception) that mean the server is not serving:
  * 57P01 admin_shutdown (the connection was terminated), 57P02 crash_shutdown, 57P03
- * cannot_connect_now (starting up or shutting down), 53300 too_many_connections.
+ * cannot_connect_now (starting up or shutting down), 53300 too_many_connections, 57014
+ * query_canceled (the statement timeout fired: the database is too slow or a lock is held
+ * too long; the same request may succeed on retry).
  */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 
 /**
  * What `pg` and `pg-pool` say when a connection is lost or cannot be had in time:

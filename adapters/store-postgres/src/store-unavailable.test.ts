@@ -60,6 +60,10 @@ describe('which errors mean "the database is unavailable"', () => {
     ['SQLSTATE 57P03 cannot_connect_now', errorWith('starting up', { code: '57P03' })],
     ['SQLSTATE 53300 too_many_connections', errorWith('too many clients', { code: '53300' })],
     [
+      'SQLSTATE 57014, a statement cancelled by statement_timeout (retryable)',
+      errorWith('canceling statement due to statement timeout', { code: '57014' }),
+    ],
+    [
       'a connection error as the cause of another',
       new Error('wrapped', { cause: errorWith('x', { code: 'ECONNRESET' }) }),
     ],
@@ -68,7 +72,6 @@ describe('which errors mean "the database is unavailable"', () => {
     ['a unique violation', errorWith('duplicate key', { code: '23505', constraint: 'x' })],
     ['an undefined table', errorWith('relation does not exist', { code: '42P01' })],
     ['a syntax error', errorWith('syntax error', { code: '42601' })],
-    ['a query cancelled by statement_timeout', errorWith('canceling', { code: '57014' })],
     ['a serialization failure', errorWith('could not serialize', { code: '40001' })],
     ['a plain error', new Error('boom')],
     ['an error whose message only mentions a timeout', new Error('handler timeout')],
