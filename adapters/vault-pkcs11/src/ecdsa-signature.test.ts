@@ -5,7 +5,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BAD_HSM_SIGNATURE_MESSAGE, toRecoverableLowS } from './ecdsa-signature.js';
 
-const digest = fc.uint8Array({ minLength: 32, maxLength: 32 });
+/** Random digests, and the edges of z: zero, and above the group order (reduced mod n). */
+const digest = fc.oneof(
+  fc.uint8Array({ minLength: 32, maxLength: 32 }),
+  fc.constant(new Uint8Array(32)),
+  fc.constant(new Uint8Array(32).fill(0xff)),
+);
 const keySeed = fc.uint8Array({ minLength: 48, maxLength: 48 });
 
 describe.each([
