@@ -1,7 +1,8 @@
 /**
  * @keyhold/conformance — the vendor conformance suite: fast-check properties that any
  * implementation of the public API must satisfy, run against a target (over HTTP, or an
- * in-process `handle()`).
+ * in-process `handle()`); and the KeyVault contract, the checks any KeyVault adapter must pass
+ * (also importable alone from `@keyhold/conformance/key-vault`).
  * @module
  */
 export {
@@ -17,6 +18,7 @@ export {
   stampBytes,
   UnexpectedResponseError,
 } from './client.js';
+export * from './key-vault/index.js';
 export { NO_ACTIVITY_WITH_FINGERPRINT } from './properties/consensus-flows.js';
 export {
   conformanceProperties,
