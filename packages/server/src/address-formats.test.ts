@@ -18,12 +18,10 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
-import { generateApiKeyPair } from './api-key-signer.js';
-import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
+import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import type { RunningServer } from './serve.js';
 
 const ABANDON =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -78,25 +76,12 @@ const STORES: [string, () => Promise<{ store?: Store }>][] = [
 
 describe.each(STORES)('every address format on %s', (_, openStore) => {
   let server: RunningServer;
-  let client: ReturnType<Turnkey['apiClient']>;
+  let client: SdkClient;
   let walletId: string;
   const formats = SUPPORTED_ADDRESS_FORMATS;
 
   beforeAll(async () => {
-    const key = generateApiKeyPair();
-    server = await startServer({
-      port: 0,
-      logger: silentLogger,
-      bootstrapApiPublicKey: key.publicKey,
-      ...(await openStore()),
-    });
-    client = new Turnkey({
-      apiBaseUrl: server.url,
-      apiPublicKey: key.publicKey,
-      apiPrivateKey: key.privateKey,
-      defaultOrganizationId: server.organizationId!,
-      activityPoller: { intervalMs: 50, numRetries: 5 },
-    }).apiClient();
+    ({ server, client } = await startTurnkeyServer(await openStore()));
     const created = await client.createWallet({
       walletName: 'all formats',
       mnemonicLength: 12,

@@ -11,9 +11,10 @@ import { randomUUID } from 'node:crypto';
 import { consensusFlows, handlerTarget, NO_ACTIVITY_WITH_FINGERPRINT } from '@keyhold/conformance';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { createActivityPoller, TurnkeyActivityError, TurnkeyClient } from '@turnkey/http';
-import { Turnkey, TurnkeyRequestError } from '@turnkey/sdk-server';
+import { TurnkeyRequestError } from '@turnkey/sdk-server';
 import { type Hex, keccak256, recoverAddress, serializeSignature, stringToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sdkClient as turnkeyClient } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
@@ -22,13 +23,7 @@ import { type RunningServer, startServer } from './serve.js';
 const POLLER = { intervalMs: 20, numRetries: 2 };
 
 function sdkClient(url: string, organizationId: string, key: ApiKeyPair) {
-  return new Turnkey({
-    apiBaseUrl: url,
-    apiPublicKey: key.publicKey,
-    apiPrivateKey: key.privateKey,
-    defaultOrganizationId: organizationId,
-    activityPoller: POLLER,
-  }).apiClient();
+  return turnkeyClient(url, organizationId, key, POLLER);
 }
 
 function httpClient(url: string, key: ApiKeyPair) {

@@ -7,7 +7,6 @@
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeySigner } from '@turnkey/ethers';
 import { TurnkeyClient } from '@turnkey/http';
-import { Turnkey } from '@turnkey/sdk-server';
 import { createAccount } from '@turnkey/viem';
 import {
   getAddress as ethersGetAddress,
@@ -27,11 +26,10 @@ import {
   verifyTypedData,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
-import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
+import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import type { ApiKeyPair } from './api-key-signer.js';
+import type { RunningServer } from './serve.js';
 
-const POLLER = { intervalMs: 50, numRetries: 5 };
 const ETH_ACCOUNT = {
   curve: 'CURVE_SECP256K1',
   pathFormat: 'PATH_FORMAT_BIP32',
@@ -77,20 +75,8 @@ describe('ecosystem signers against a real Express server', () => {
   let clients: { name: string; client: unknown }[];
 
   beforeAll(async () => {
-    root = generateApiKeyPair();
-    server = await startServer({
-      port: 0,
-      logger: silentLogger,
-      bootstrapApiPublicKey: root.publicKey,
-    });
-    organizationId = server.organizationId!;
-    const sdk = new Turnkey({
-      apiBaseUrl: server.url,
-      apiPublicKey: root.publicKey,
-      apiPrivateKey: root.privateKey,
-      defaultOrganizationId: organizationId,
-      activityPoller: POLLER,
-    }).apiClient();
+    let sdk: SdkClient;
+    ({ server, key: root, organizationId, client: sdk } = await startTurnkeyServer());
     const http = new TurnkeyClient(
       { baseUrl: server.url },
       new ApiKeyStamper({ apiPublicKey: root.publicKey, apiPrivateKey: root.privateKey }),

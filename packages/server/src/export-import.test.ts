@@ -4,11 +4,9 @@ import {
   encryptWalletToBundle,
   generateP256KeyPair,
 } from '@turnkey/crypto';
-import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKeyPair } from './api-key-signer.js';
-import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
+import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import type { RunningServer } from './serve.js';
 
 const ABANDON =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
@@ -26,26 +24,12 @@ const SOL = {
 } as const;
 
 let server: RunningServer;
-let client: ReturnType<Turnkey['apiClient']>;
+let client: SdkClient;
 let organizationId: string;
 let userId: string;
 
 beforeAll(async () => {
-  const key = generateApiKeyPair();
-  server = await startServer({
-    port: 0,
-    logger: silentLogger,
-    bootstrapApiPublicKey: key.publicKey,
-  });
-  organizationId = server.organizationId!;
-  userId = server.userId!;
-  client = new Turnkey({
-    apiBaseUrl: server.url,
-    apiPublicKey: key.publicKey,
-    apiPrivateKey: key.privateKey,
-    defaultOrganizationId: organizationId,
-    activityPoller: { intervalMs: 50, numRetries: 5 },
-  }).apiClient();
+  ({ server, client, organizationId, userId } = await startTurnkeyServer());
 });
 afterAll(() => server.close());
 

@@ -4,12 +4,10 @@
  * account is exported by EXPORT_WALLET of its wallet or EXPORT_WALLET_ACCOUNT of itself).
  */
 import { decryptExportBundle, generateP256KeyPair } from '@turnkey/crypto';
-import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKeyPair } from './api-key-signer.js';
+import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import type { KeyholdClient } from './keyhold-client.js';
-import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
+import type { RunningServer } from './serve.js';
 
 const ETH = (index: number) =>
   ({
@@ -21,28 +19,12 @@ const ETH = (index: number) =>
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 let server: RunningServer;
-let client: ReturnType<Turnkey['apiClient']>;
+let client: SdkClient;
 /** The embedded client, for DISABLE_PRIVATE_KEY (which @turnkey/sdk-server lacks). */
 let embedded: KeyholdClient;
 
 beforeAll(async () => {
-  const key = generateApiKeyPair();
-  server = await startServer({
-    port: 0,
-    logger: silentLogger,
-    bootstrapApiPublicKey: key.publicKey,
-  });
-  client = new Turnkey({
-    apiBaseUrl: server.url,
-    apiPublicKey: key.publicKey,
-    apiPrivateKey: key.privateKey,
-    defaultOrganizationId: server.organizationId!,
-    activityPoller: { intervalMs: 50, numRetries: 5 },
-  }).apiClient();
-  embedded = server.keyhold.client({
-    organizationId: server.organizationId!,
-    apiPrivateKey: key.privateKey,
-  });
+  ({ server, client, embedded } = await startTurnkeyServer());
 });
 afterAll(() => server.close());
 

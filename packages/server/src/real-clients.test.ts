@@ -18,7 +18,7 @@ import {
   TurnkeyActivityError,
   TurnkeyClient,
 } from '@turnkey/http';
-import { Turnkey, TurnkeyRequestError } from '@turnkey/sdk-server';
+import { TurnkeyRequestError } from '@turnkey/sdk-server';
 import {
   bytesToHex,
   getAddress,
@@ -32,6 +32,7 @@ import {
 } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sdkClient as turnkeyClient } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
 import { type RunningServer, startServer } from './serve.js';
@@ -103,13 +104,7 @@ function ethAddressOf(publicKeyHex: string): string {
 }
 
 function sdkClient(url: string, organizationId: string, key: ApiKeyPair) {
-  return new Turnkey({
-    apiBaseUrl: url,
-    apiPublicKey: key.publicKey,
-    apiPrivateKey: key.privateKey,
-    defaultOrganizationId: organizationId,
-    activityPoller: POLLER,
-  }).apiClient();
+  return turnkeyClient(url, organizationId, key, POLLER);
 }
 
 function httpClient(url: string, key: ApiKeyPair) {
