@@ -41,9 +41,8 @@ import {
   verify as nodeVerify,
   randomBytes,
 } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { schnorr, secp256k1 } from '@noble/curves/secp256k1.js';
@@ -300,40 +299,12 @@ async function openPkcs11(): Promise<VaultUnderTest | string> {
   } catch (error) {
     return `the PKCS#11 vault does not load (pkcs11js): ${errorText(error)}`;
   }
-  // A token directory and softhsm2.conf of our own; SoftHSM reads SOFTHSM2_CONF at C_Initialize.
-  tokenDir = mkdtempSync(join(tmpdir(), 'keyhold-bench-softhsm-'));
-  const tokens = join(tokenDir, 'tokens');
-  mkdirSync(tokens);
-  const conf = join(tokenDir, 'softhsm2.conf');
-  writeFileSync(
-    conf,
-    [
-      `directories.tokendir = ${tokens}`,
-      'objectstore.backend = file',
-      'log.level = ERROR',
-      'slots.removable = false',
-      'slots.mechanisms = ALL',
-      'library.reset_on_fork = false',
-      '',
-    ].join('\n'),
-  );
-  process.env.SOFTHSM2_CONF = conf;
+  // A throw-away token directory with its own softhsm2.conf (SOFTHSM2_CONF), as the tests make.
+  const { createSoftHsm } = await import('../adapters/vault-pkcs11/src/__fixtures__/softhsm.js');
   const label = 'keyhold-bench';
-  const pin = randomBytes(6).toString('hex');
-  execFileSync(
-    'softhsm2-util',
-    [
-      '--init-token',
-      '--free',
-      '--label',
-      label,
-      '--so-pin',
-      randomBytes(6).toString('hex'),
-      '--pin',
-      pin,
-    ],
-    { stdio: 'pipe' },
-  );
+  const hsm = createSoftHsm([label]);
+  tokenDir = hsm.dir;
+  const { pin } = hsm.tokens[label]!;
   const vault = await pkcs11.openPkcs11KeyVault({
     modulePath: SOFTHSM_MODULE,
     tokenLabel: label,
