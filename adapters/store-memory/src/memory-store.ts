@@ -239,6 +239,11 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         const r = s.users.get(k(org, id));
         return r && clone(r);
       },
+      // Transactions run one at a time: a plain read already excludes concurrent writers.
+      async getForUpdate(org, id) {
+        const r = s.users.get(k(org, id));
+        return r && clone(r);
+      },
       async list(org) {
         return [...s.users.values()]
           .filter((u) => u.organizationId === org)

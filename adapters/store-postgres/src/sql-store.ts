@@ -532,6 +532,12 @@ function transactionOver(db: SqlClient): StoreTransaction {
     users: {
       get: (org, id) =>
         one('SELECT * FROM users WHERE organization_id = $1 AND user_id = $2', [org, id], userOf),
+      getForUpdate: (org, id) =>
+        one(
+          'SELECT * FROM users WHERE organization_id = $1 AND user_id = $2 FOR UPDATE',
+          [org, id],
+          userOf,
+        ),
       list: (org) =>
         many(
           'SELECT * FROM users WHERE organization_id = $1 ORDER BY created_at, seq',

@@ -109,7 +109,7 @@ describe.each(targets)('Store contract: $name', (target) => {
       expect(await tx((t) => t.organizations.findRootByName(emptyParent))).toEqual(root);
     });
 
-    it('users: get, list by createdAt then insertion, update, delete, conflict', async () => {
+    it('users: get, getForUpdate, list by createdAt then insertion, update, delete, conflict', async () => {
       const org = fresh('org');
       const other = fresh('org');
       const c = user(org, { createdAt: 30, userName: 'c' });
@@ -128,6 +128,8 @@ describe.each(targets)('Store contract: $name', (target) => {
       expect(await tx((t) => t.users.list(other))).toEqual([elsewhere]);
       const got = await tx((t) => t.users.get(org, a1.userId));
       expect(got).toEqual(a1);
+      expect(await tx((t) => t.users.getForUpdate(org, a1.userId))).toEqual(a1);
+      expect(await tx((t) => t.users.getForUpdate(other, a1.userId))).toBeUndefined();
       expect(got).not.toHaveProperty('userPhoneNumber');
       expect(await tx((t) => t.users.get(other, a1.userId))).toBeUndefined();
       expect(await conflict(tx((t) => t.users.insert({ ...a1, userName: 'x' })))).toBe('user_pkey');

@@ -116,6 +116,63 @@ describe.skipIf(!withPostgres)('scale-out: two servers on one Postgres schema', 
     }
   });
 
+  it('the per-user API-key limit holds when both instances add keys to one user at once', async () => {
+    // A user of its own with one long-lived key; each instance then tries to add six more.
+    const holder = generateApiKeyPair();
+    const root = a.keyhold.client({
+      organizationId: a.organizationId!,
+      apiPrivateKey: key.privateKey,
+    });
+    const { userIds } = await root.run<{ userIds: string[] }>(
+      'ACTIVITY_TYPE_CREATE_API_ONLY_USERS',
+      {
+        apiOnlyUsers: [
+          {
+            userName: `limit ${schema}`,
+            userTags: [],
+            apiKeys: [
+              { apiKeyName: 'first', publicKey: holder.publicKey, curveType: 'API_KEY_CURVE_P256' },
+            ],
+          },
+        ],
+      },
+    );
+    const userId = userIds[0]!;
+    const sixKeys = (name: string) =>
+      Array.from({ length: 6 }, (_, i) => ({
+        apiKeyName: `${name} ${i}`,
+        publicKey: generateApiKeyPair().publicKey,
+        curveType: 'API_KEY_CURVE_P256',
+      }));
+    for (let round = 0; round < 3; round++) {
+      const [viaFirst, viaSecond] = await Promise.all(
+        [a, b].map((server, i) =>
+          server.keyhold
+            .client({ organizationId: a.organizationId!, apiPrivateKey: key.privateKey })
+            .submit('ACTIVITY_TYPE_CREATE_API_KEYS_V2', {
+              userId,
+              apiKeys: sixKeys(`round ${round} via ${i}`),
+            }),
+        ),
+      );
+      const { apiKeys } = await viaA.query('get_api_keys', { userId });
+      // 1 + 6 + 6 = 13 would break the limit of 10: exactly one of the two may complete.
+      expect(apiKeys.length).toBeLessThanOrEqual(10);
+      const completed = [viaFirst, viaSecond].filter(
+        (activity) => activity.status === 'ACTIVITY_STATUS_COMPLETED',
+      );
+      expect(apiKeys.length).toBe(1 + 6 * completed.length);
+      if (round === 0) expect(completed).toHaveLength(1);
+      // Back to one key for the next round.
+      const extra = apiKeys
+        .filter((k: { apiKeyName: string }) => k.apiKeyName !== 'first')
+        .map((k: { apiKeyId: string }) => k.apiKeyId);
+      if (extra.length > 0) {
+        await root.run('ACTIVITY_TYPE_DELETE_API_KEYS', { userId, apiKeyIds: extra });
+      }
+    }
+  });
+
   it('bootstrap races on fresh names, many times: both instances always agree', async () => {
     for (let round = 0; round < 10; round++) {
       const organizationName = `Race ${round} ${schema}`;

@@ -49,6 +49,9 @@ export async function addApiKeys(
 ): Promise<string[]> {
   const { tx, organization, now } = ctx;
   const orgId = organization.organizationId;
+  // Lock the user first: two instances adding keys to one user at once would otherwise both
+  // count the same existing keys and together pass the limits (READ COMMITTED).
+  await tx.users.getForUpdate(orgId, userId);
   const existing = await tx.apiKeys.listByUser(orgId, userId);
   // Expired short-lived keys make room for new ones.
   for (const key of existing) {

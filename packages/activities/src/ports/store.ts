@@ -44,6 +44,12 @@ export interface OrganizationRepository {
 
 export interface UserRepository {
   get(organizationId: string, userId: string): Promise<UserRecord | undefined>;
+  /**
+   * The user, locked until the transaction ends: another transaction's `getForUpdate` of the
+   * same user (on another instance too) waits. Serializes what counts a user's records
+   * against a limit, such as API keys.
+   */
+  getForUpdate(organizationId: string, userId: string): Promise<UserRecord | undefined>;
   list(organizationId: string): Promise<UserRecord[]>;
   insert(record: UserRecord): Promise<void>;
   update(record: UserRecord): Promise<void>;
