@@ -159,7 +159,7 @@ describe.skipIf(!withPostgres)('scale-out: two servers on one Postgres schema', 
       // 1 + 6 + 6 = 13 would break the limit of 10: exactly one of the two may complete.
       expect(apiKeys.length).toBeLessThanOrEqual(10);
       const completed = [viaFirst, viaSecond].filter(
-        (activity) => activity.status === 'ACTIVITY_STATUS_COMPLETED',
+        (activity) => activity?.status === 'ACTIVITY_STATUS_COMPLETED',
       );
       expect(apiKeys.length).toBe(1 + 6 * completed.length);
       if (round === 0) expect(completed).toHaveLength(1);
