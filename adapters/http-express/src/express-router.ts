@@ -83,7 +83,13 @@ export function createKeyholdRouter(
     }
     const rawBody: Uint8Array = Buffer.isBuffer(req.body) ? req.body : new Uint8Array();
     handler
-      .handle({ method: req.method, path: req.path, headers: headersOf(req), rawBody })
+      .handle({
+        method: req.method,
+        path: req.path,
+        headers: headersOf(req),
+        rawBody,
+        remoteAddress: req.ip,
+      })
       .then((response) => send(res, response), next);
   });
 

@@ -1,6 +1,7 @@
 /**
  * @keyhold/activities — organizations, users, credentials, stamps, the activity lifecycle
- * and queries. Owns the Store, Clock, Ids and SignatureVerifier ports.
+ * and queries, and rate-limit admission. Owns the Store, Clock, Ids, SignatureVerifier and
+ * RateLimiter ports.
  * @module
  */
 
@@ -40,11 +41,13 @@ export {
 } from './organization-bootstrap.js';
 export * from './ports/clock.js';
 export * from './ports/ids.js';
+export * from './ports/rate-limiter.js';
 export * from './ports/signature-verifier.js';
 export * from './ports/store.js';
 export type { Principal } from './principal.js';
 export { QUERY_HANDLERS, type QueryContext, type QueryHandler } from './queries/index.js';
 export { QueryService, type QueryServiceDeps } from './query-service.js';
+export * from './rate-limit/index.js';
 export * from './records.js';
 export { type IncomingRequest, readSignedRequest, type SignedRequest } from './signed-request.js';
 export { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';

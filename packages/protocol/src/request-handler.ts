@@ -13,6 +13,12 @@ export interface RawRequest {
   headers: Readonly<Record<string, string | undefined>>;
   /** The exact body bytes: stamps are verified over these, never a re-serialization. */
   rawBody: Uint8Array;
+  /**
+   * The client's address, for per-IP rate limits: the socket's peer unless the adapter was
+   * told to trust a proxy's `X-Forwarded-For` (never by default — a client can write that
+   * header). Absent for in-process calls: they have no IP scope.
+   */
+  remoteAddress?: string | undefined;
 }
 
 /** The response an adapter writes back unchanged. */

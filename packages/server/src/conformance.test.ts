@@ -1,7 +1,8 @@
 /**
  * Keyhold against its own conformance suite: every property against an in-process
  * `createKeyhold()` (no HTTP) and against a real Express server on a free port, on every
- * store — memory, PGlite (in memory) and Postgres (a schema of its own, dropped afterwards);
+ * store — memory, PGlite (in memory) and Postgres (a schema of its own, dropped afterwards) —
+ * and against a real Koa server on the memory store (the HTTP adapter is store-independent);
  * then the suite against deliberately broken variants, to show each property can fail.
  * Without a reachable Postgres the Postgres runs are skipped with a loud warning, unless CI is
  * set, where that fails the file. `CONFORMANCE_RUNS=500` (default 20) and `CONFORMANCE_SEED=…`
@@ -138,6 +139,46 @@ for (const { target: storeTarget, enabled } of stores) {
     },
   );
 }
+
+describe('conformance: Koa server (startServer({ http: "koa" })) on memory', () => {
+  let server: RunningServer;
+  let target: ConformanceTarget;
+
+  beforeAll(async () => {
+    const key = generateApiKeyPair();
+    server = await startServer({
+      port: 0,
+      http: 'koa',
+      logger: silentLogger,
+      bootstrapApiPublicKey: key.publicKey,
+    });
+    target = httpTarget({
+      baseUrl: server.url,
+      organizationId: server.organizationId!,
+      apiPrivateKey: key.privateKey,
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  for (const property of conformanceProperties) {
+    it(property.name, () => property.run(target, options));
+  }
+
+  it('runConformance (what `keyhold conformance` runs) reports every property passing', async () => {
+    const report = await runConformance({
+      baseUrl: server.url,
+      organizationId: target.organizationId,
+      apiPrivateKey: target.apiPrivateKey,
+      numRuns: 3,
+      log: () => {},
+    });
+    expect(report.results.filter((r) => !r.ok)).toEqual([]);
+    expect(report.results).toHaveLength(conformanceProperties.length);
+  });
+});
 
 /**
  * The suite must catch broken implementations: each mutant wraps a correct Keyhold with one

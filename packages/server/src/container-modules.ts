@@ -7,9 +7,11 @@
 import {
   ActivityService,
   Clock,
+  DEFAULT_RATE_LIMITS,
   Ids,
   nobleSignatureVerifier,
   QueryService,
+  RateLimiter,
   randomIds,
   SignatureVerifier,
   Store,
@@ -20,7 +22,7 @@ import { KeyVault } from '@keyhold/keys';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
 import { ContainerModule } from 'inversify';
-import { KeyholdRequestHandler } from './keyhold-request-handler.js';
+import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
 import { SignerKey, signerKeyFrom } from './signer-key.js';
 
@@ -30,7 +32,25 @@ export const ServerTokens = {
   QueryService: Symbol.for('keyhold.QueryService'),
   RequestHandler: Symbol.for('keyhold.RequestHandler'),
   ActivityServiceOptions: Symbol.for('keyhold.ActivityServiceOptions'),
+  /** Rules, brand and docs URL of rate limiting; the limiter itself is the RateLimiter port. */
+  RateLimitSettings: Symbol.for('keyhold.RateLimitSettings'),
 } as const;
+
+/**
+ * Where problem-details `type` URLs point unless `createKeyhold({ docsUrl })` says otherwise.
+ * @example
+ * `${DEFAULT_DOCS_URL}#rate-limit-backend-unavailable`;
+ */
+export const DEFAULT_DOCS_URL = 'https://keyhold.dev/docs/errors';
+
+/**
+ * Rate limiting without its limiter: applied only when the RateLimiter port is bound.
+ * @example
+ * container.rebind(ServerTokens.RateLimitSettings).toConstantValue({
+ *   rules: rateLimitRules({ query: { ip: false } }), brand: 'Acme', docsUrl: DEFAULT_DOCS_URL,
+ * } satisfies RateLimitSettings);
+ */
+export type RateLimitSettings = Omit<RateLimiting, 'limiter'>;
 
 /** Clock, Ids, Logger and the signer key. */
 export const foundationModule = (signerKey: SignerKey = signerKeyFrom()) =>
@@ -63,10 +83,26 @@ export const signatureVerifierModule = (kind: 'openssl' | 'noble' = 'openssl') =
     );
   });
 
+/**
+ * A RateLimiter: requests are metered from then on (see `createKeyhold({ rateLimiter })`).
+ * Unbound, nothing is limited and no `ratelimit-*` headers are sent.
+ * @example
+ * container.load(rateLimiterModule(new MemoryRateLimiter()));
+ */
+export const rateLimiterModule = (limiter: RateLimiter) =>
+  new ContainerModule(({ bind }) => {
+    bind(RateLimiter).toConstantValue(limiter);
+  });
+
 /** The domain services and the request handler, wired from the ports above. */
 export const coreModule = () =>
   new ContainerModule(({ bind }) => {
     bind(ServerTokens.ActivityServiceOptions).toConstantValue({});
+    bind(ServerTokens.RateLimitSettings).toConstantValue({
+      rules: DEFAULT_RATE_LIMITS,
+      brand: 'Keyhold',
+      docsUrl: DEFAULT_DOCS_URL,
+    } satisfies RateLimitSettings);
     bind(ServerTokens.ActivityService)
       .toDynamicValue(
         (ctx) =>
@@ -100,12 +136,17 @@ export const coreModule = () =>
     bind(ServerTokens.RequestHandler)
       .toDynamicValue((ctx) => {
         const ids = ctx.get<Ids>(Ids);
+        const limiter = ctx.get<RateLimiter>(RateLimiter, { optional: true });
         return new KeyholdRequestHandler({
           store: ctx.get(Store),
           activities: ctx.get(ServerTokens.ActivityService),
           queries: ctx.get(ServerTokens.QueryService),
           logger: ctx.get(Logger),
           newErrorId: () => ids.uuid(),
+          rateLimiting: limiter && {
+            limiter,
+            ...ctx.get<RateLimitSettings>(ServerTokens.RateLimitSettings),
+          },
         });
       })
       .inSingletonScope();

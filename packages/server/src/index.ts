@@ -12,8 +12,11 @@ export {
 } from './api-key-signer.js';
 export {
   coreModule,
+  DEFAULT_DOCS_URL,
   foundationModule,
   memoryStoreModule,
+  type RateLimitSettings,
+  rateLimiterModule,
   ServerTokens,
   signatureVerifierModule,
   softwareVaultModule,
@@ -26,7 +29,7 @@ export {
   type KeyholdClientOptions,
   KeyholdRequestError,
 } from './keyhold-client.js';
-export { KeyholdRequestHandler } from './keyhold-request-handler.js';
+export { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
 export { type RunningServer, type ServeOptions, startServer } from './serve.js';
 export { SignerKey, signerKeyFrom } from './signer-key.js';

@@ -1,13 +1,23 @@
 /**
- * `handle()`: the transport-agnostic request path. Routes a raw request to the activity or
- * query service and turns every outcome into a response — a KeyholdError into its Status
+ * `handle()`: the transport-agnostic request path. Routes a raw request, meters it against
+ * the rate limiter (when one is configured) before anything costly, hands it to the activity
+ * or query service, and turns every outcome into a response — a KeyholdError into its Status
  * body and HTTP status, anything else into "internal server error (<id>)" with the details
  * only in the log.
  * @module
  */
 import {
   type ActivityService,
+  type Admission,
+  admit,
+  laneOfRoute,
+  organizationIdOf,
   QueryService,
+  type RateLimitDecision,
+  type RateLimiter,
+  RateLimiterUnavailableError,
+  type RateLimitRules,
+  rateLimitedMessage,
   type Store,
   StoreUnavailableError,
 } from '@keyhold/activities';
@@ -46,11 +56,40 @@ const json = (status: number, body: unknown): RawResponse => ({
   body: JSON.stringify(body),
 });
 
+/** The budget headers a browser client may read (CORS hides non-safelisted headers). */
+const EXPOSED_LIMIT_HEADERS = 'retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset';
+
+/** The public API route of a path, if it is one. */
+function apiRouteOf(path: string): ApiRoute | undefined {
+  if (path.startsWith(SUBMIT)) return { kind: 'submit', name: path.slice(SUBMIT.length) };
+  if (path.startsWith(QUERY)) return { kind: 'query', name: path.slice(QUERY.length) };
+  return undefined;
+}
+
 /** A 503 the client should retry after a second. */
 const retryLater = (body: unknown): RawResponse => ({
   ...json(503, body),
   headers: { ...BASE_HEADERS, 'retry-after': '1' },
 });
+
+/**
+ * Rate limiting as the request handler applies it.
+ * @example
+ * const rateLimiting: RateLimiting = {
+ *   limiter: new MemoryRateLimiter(),
+ *   rules: DEFAULT_RATE_LIMITS,
+ *   brand: 'Keyhold',
+ *   docsUrl: DEFAULT_DOCS_URL,
+ * };
+ */
+export interface RateLimiting {
+  limiter: RateLimiter;
+  rules: RateLimitRules;
+  /** The word in the `X-<Brand>-RateLimit-Lane` / `-Scope` headers, e.g. `Keyhold`. */
+  brand: string;
+  /** Where problem-details `type` URLs point, e.g. `https://keyhold.dev/docs/errors`. */
+  docsUrl: string;
+}
 
 export interface KeyholdRequestHandlerDeps {
   store: Store;
@@ -58,46 +97,89 @@ export interface KeyholdRequestHandlerDeps {
   queries: QueryService;
   logger: Logger;
   newErrorId: () => string;
+  /** Absent: no limiting and no `ratelimit-*` headers (the default for embedded use). */
+  rateLimiting?: RateLimiting | undefined;
 }
+
+/** A public API route: `/public/v1/submit/<name>` or `/public/v1/query/<name>`. */
+interface ApiRoute {
+  kind: 'submit' | 'query';
+  name: string;
+}
+
+/** Whether the client asked for RFC 9457 problem details (and did not refuse them with q=0). */
+function wantsProblemJson(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((range) => {
+    const [type, ...params] = range.split(';').map((part) => part.trim().toLowerCase());
+    if (type !== 'application/problem+json') return false;
+    const q = params.find((param) => param.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/** The IETF draft's `ratelimit-*` trio (delta seconds for the reset), as Turnkey sends it. */
+const limitHeaders = (decision: RateLimitDecision): Record<string, string> => ({
+  'ratelimit-limit': String(decision.limit),
+  'ratelimit-remaining': String(decision.remaining),
+  'ratelimit-reset': String(Math.ceil(decision.resetMs / 1000)),
+});
+
+const withHeaders = (response: RawResponse, headers: Record<string, string>): RawResponse =>
+  Object.keys(headers).length
+    ? { ...response, headers: { ...response.headers, ...headers } }
+    : response;
+
+/** How often an unreachable limiter is logged: every request would flood the log. */
+const UNAVAILABLE_LOG_INTERVAL_MS = 10_000;
 
 export class KeyholdRequestHandler implements RequestHandler {
   /** Set when the server begins to drain: readiness answers 503 so balancers stop routing here. */
   draining = false;
+  private lastUnavailableLog = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
 
   async handle(request: RawRequest): Promise<RawResponse> {
+    // Set once the limiter admits the request: every answer after that reports the budget.
+    let budget: Record<string, string> = {};
     try {
-      return await this.route(request);
-    } catch (error) {
-      if (isKeyholdError(error)) return json(error.httpStatus, error.toStatus());
-      if (error instanceof StoreUnavailableError) {
-        const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
-        return retryLater(unavailable.toStatus());
+      const { method, path } = request;
+      if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
+      if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
+      if (path === '/ready' && method === 'GET') return await this.readiness();
+      const route = apiRouteOf(path);
+      if (!route) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (this.deps.rateLimiting) {
+        const gate = await this.rateLimit(this.deps.rateLimiting, request, route);
+        if ('refusal' in gate) return gate.refusal;
+        budget = gate.budget;
       }
-      const errorId = this.deps.newErrorId();
-      this.deps.logger.error('request failed', {
-        errorId,
-        path: request.path,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        stack: error instanceof Error ? error.stack : undefined,
-      });
-      return json(500, internalStatus(errorId));
+      return withHeaders(await this.route(request, route), budget);
+    } catch (error) {
+      return withHeaders(this.failure(error, request), budget);
     }
   }
 
-  private async route(request: RawRequest): Promise<RawResponse> {
+  private failure(error: unknown, request: RawRequest): RawResponse {
+    if (isKeyholdError(error)) return json(error.httpStatus, error.toStatus());
+    if (error instanceof StoreUnavailableError) {
+      const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
+      return retryLater(unavailable.toStatus());
+    }
+    const errorId = this.deps.newErrorId();
+    this.deps.logger.error('request failed', {
+      errorId,
+      path: request.path,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+    return json(500, internalStatus(errorId));
+  }
+
+  private async route(request: RawRequest, { kind, name }: ApiRoute): Promise<RawResponse> {
     const { method, path } = request;
-    if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
-    if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
-    if (path === '/ready' && method === 'GET') return this.readiness();
-
-    const isSubmit = path.startsWith(SUBMIT);
-    const isQuery = path.startsWith(QUERY);
-    if (!isSubmit && !isQuery) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
-    const name = path.slice(isSubmit ? SUBMIT.length : QUERY.length);
-
-    if (isSubmit) {
+    if (kind === 'submit') {
       if (activityDefinitionsAt(name).length === 0) {
         if (KNOWN_SUBMIT_PATHS.has(name))
           throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { path });
@@ -115,19 +197,129 @@ export class KeyholdRequestHandler implements RequestHandler {
     return json(200, await this.deps.queries.query(name, request));
   }
 
-  /** Readiness: 200 when the store answers, 503 with a reason when it does not. */
+  /**
+   * Request path step 3, before authentication: a refused request costs one bucket lookup
+   * per scope, never a signature verification or a Store transaction. Returns the refusal
+   * (429, or 503 when the limiter cannot answer), or the budget headers for the response.
+   */
+  private async rateLimit(
+    settings: RateLimiting,
+    request: RawRequest,
+    route: ApiRoute,
+  ): Promise<{ refusal: RawResponse } | { budget: Record<string, string> }> {
+    let admission: Admission;
+    try {
+      admission = await admit(settings.limiter, settings.rules, {
+        lane: laneOfRoute(route.kind, route.name),
+        clientAddress: request.remoteAddress,
+        organizationId: organizationIdOf(request.rawBody),
+      });
+    } catch (error) {
+      if (error instanceof RateLimiterUnavailableError)
+        return { refusal: this.limiterUnavailable(settings, request, error) };
+      throw error;
+    }
+    if (!admission.allowed) return { refusal: this.tooManyRequests(settings, request, admission) };
+    if (!admission.decision) return { budget: {} };
+    return {
+      budget: {
+        ...limitHeaders(admission.decision),
+        'access-control-expose-headers': EXPOSED_LIMIT_HEADERS,
+      },
+    };
+  }
+
+  private tooManyRequests(
+    settings: RateLimiting,
+    request: RawRequest,
+    { lane, scope, decision }: Extract<Admission, { allowed: false }>,
+  ): RawResponse {
+    const message = rateLimitedMessage(lane, scope);
+    const brand = settings.brand.toLowerCase();
+    const headers = {
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': `${EXPOSED_LIMIT_HEADERS}, x-${brand}-ratelimit-lane, x-${brand}-ratelimit-scope`,
+      'cache-control': 'no-store',
+      'retry-after': String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))),
+      ...limitHeaders(decision),
+      [`x-${brand}-ratelimit-lane`]: lane,
+      [`x-${brand}-ratelimit-scope`]: scope,
+    };
+    if (!wantsProblemJson(request.headers.accept)) {
+      return {
+        status: 429,
+        headers: { ...headers, 'content-type': 'text/plain; charset=utf-8' },
+        body: message,
+      };
+    }
+    return {
+      status: 429,
+      headers: { ...headers, 'content-type': 'application/problem+json' },
+      body: JSON.stringify({
+        type: `${settings.docsUrl}#rate-limited`,
+        title: 'Too Many Requests',
+        status: 429,
+        detail: message,
+        code: 'RATE_LIMITED',
+        lane,
+        scope,
+        retryAfterMs: decision.retryAfterMs,
+      }),
+    };
+  }
+
+  /** Fail closed: without a limiter a flood would reach authentication unmetered. */
+  private limiterUnavailable(
+    settings: RateLimiting,
+    request: RawRequest,
+    error: RateLimiterUnavailableError,
+  ): RawResponse {
+    const now = Date.now();
+    if (now - this.lastUnavailableLog >= UNAVAILABLE_LOG_INTERVAL_MS) {
+      this.lastUnavailableLog = now;
+      this.deps.logger.warn('rate limiter unavailable: answering 503', { reason: error.reason });
+    }
+    if (!wantsProblemJson(request.headers.accept)) {
+      return retryLater(
+        new KeyholdError('UNAVAILABLE', { errorCode: 'RATE_LIMIT_BACKEND_UNAVAILABLE' }).toStatus(),
+      );
+    }
+    return {
+      status: 503,
+      headers: { ...BASE_HEADERS, 'content-type': 'application/problem+json', 'retry-after': '1' },
+      body: JSON.stringify({
+        type: `${settings.docsUrl}#rate-limit-backend-unavailable`,
+        title: 'Service Unavailable',
+        status: 503,
+        detail: 'the rate limiter is unavailable; retry after a short delay',
+        code: 'RATE_LIMIT_BACKEND_UNAVAILABLE',
+      }),
+    };
+  }
+
+  /** Readiness: 200 when the store (and the rate limiter, if any) answer, else 503 with a reason. */
   private async readiness(): Promise<RawResponse> {
     if (this.draining) {
       return retryLater({ status: 'unavailable', errorCode: 'DRAINING', retryable: true });
     }
-    try {
-      await this.deps.store.ping?.();
-      return json(200, { status: 'ready' });
-    } catch (error) {
-      this.deps.logger.warn('not ready', {
-        error: error instanceof Error ? error.message : String(error),
-      });
-      return retryLater({ status: 'unavailable', errorCode: 'STORE_UNAVAILABLE', retryable: true });
+    const checks: [string, (() => Promise<void>) | undefined][] = [
+      ['STORE_UNAVAILABLE', this.deps.store.ping?.bind(this.deps.store)],
+      [
+        'RATE_LIMIT_BACKEND_UNAVAILABLE',
+        this.deps.rateLimiting?.limiter.ping?.bind(this.deps.rateLimiting.limiter),
+      ],
+    ];
+    for (const [errorCode, ping] of checks) {
+      try {
+        await ping?.();
+      } catch (error) {
+        this.deps.logger.warn('not ready', {
+          errorCode,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        return retryLater({ status: 'unavailable', errorCode, retryable: true });
+      }
     }
+    return json(200, { status: 'ready' });
   }
 }

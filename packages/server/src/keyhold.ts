@@ -15,6 +15,9 @@ import {
   Clock,
   Ids,
   type QueryService,
+  RateLimiter,
+  type RateLimitOverrides,
+  rateLimitRules,
   SignatureVerifier,
   Store,
 } from '@keyhold/activities';
@@ -24,8 +27,10 @@ import { generateMasterKey } from '@keyhold/vault-software';
 import { Container, type ContainerModule } from 'inversify';
 import {
   coreModule,
+  DEFAULT_DOCS_URL,
   foundationModule,
   memoryStoreModule,
+  type RateLimitSettings,
   ServerTokens,
   signatureVerifierModule,
   softwareVaultModule,
@@ -53,6 +58,19 @@ export interface KeyholdOptions {
   timestampToleranceMs?: number;
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
   consensusExpiryMs?: number;
+  /**
+   * Meters requests before authentication, per lane and per client IP / organization, and
+   * answers 429 over the limit (`@keyhold/ratelimit-memory` for one instance,
+   * `@keyhold/ratelimit-redis` for many). Default: none — nothing is limited and no
+   * `ratelimit-*` headers are sent, which suits embedded use. Closed by `close()`.
+   */
+  rateLimiter?: RateLimiter;
+  /** Rules over the defaults (60 per second per IP and per organization in every lane). */
+  rateLimits?: RateLimitOverrides;
+  /** The word in `X-<Brand>-*` headers, e.g. `X-Keyhold-RateLimit-Lane`. Default `Keyhold`. */
+  brand?: string;
+  /** Where problem-details `type` URLs point. Default `https://keyhold.dev/docs/errors`. */
+  docsUrl?: string;
   /** Extra inversify modules, loaded last: they may `rebind` any port. */
   modules?: ContainerModule[];
 }
@@ -100,11 +118,19 @@ export class Keyhold implements RequestHandler {
     this.container.get<KeyholdRequestHandler>(ServerTokens.RequestHandler).draining = true;
   }
 
-  /** Closes the store, and the vault when it holds a resource (an HSM session). */
+  /**
+   * Closes the store, the rate limiter (a Redis connection), and the vault when it holds a
+   * resource (an HSM session).
+   */
   async close(): Promise<void> {
     this.beginDrain();
     const vault = this.container.get<KeyVault & { close?: () => Promise<void> }>(KeyVault);
-    await this.container.get<Store>(Store).close();
+    const limiter = this.container.get<RateLimiter>(RateLimiter, { optional: true });
+    try {
+      await this.container.get<Store>(Store).close();
+    } finally {
+      await limiter?.close?.();
+    }
     await vault.close?.();
   }
 }
@@ -116,6 +142,9 @@ export class Keyhold implements RequestHandler {
  * const { organizationId } = await keyhold.bootstrap({ organizationName: 'Acme', apiPublicKey: publicKey });
  * const client = keyhold.client({ organizationId, apiPrivateKey: privateKey });
  * const { walletId } = await client.createWallet({ walletName: 'treasury', accounts: [...] });
+ * @example
+ * // Metered: 429 over 60 requests per second per client IP and per organization.
+ * const limited = createKeyhold({ rateLimiter: new MemoryRateLimiter() });
  */
 export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   const container = new Container({ defaultScope: 'Singleton' });
@@ -144,6 +173,12 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   if (options.consensusExpiryMs !== undefined)
     serviceOptions.consensusExpiryMs = options.consensusExpiryMs;
   constant(ServerTokens.ActivityServiceOptions, serviceOptions);
+  constant(RateLimiter, options.rateLimiter);
+  constant<RateLimitSettings>(ServerTokens.RateLimitSettings, {
+    rules: rateLimitRules(options.rateLimits),
+    brand: options.brand ?? 'Keyhold',
+    docsUrl: options.docsUrl ?? DEFAULT_DOCS_URL,
+  });
   if (options.modules?.length) container.load(...options.modules);
   return new Keyhold(container);
 }

@@ -3,11 +3,21 @@
  * tests use to get a real listening server.
  * @module
  */
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeyholdRouter } from '@keyhold/http-express';
+import { createKeyholdMiddleware } from '@keyhold/http-koa';
 import express from 'express';
+import Koa from 'koa';
 import { createKeyhold, type Keyhold, type KeyholdOptions } from './keyhold.js';
+import { Logger } from './logger.js';
+
+/**
+ * The HTTP adapters `startServer` can serve through.
+ * @example
+ * const http: HttpAdapterKind = 'koa'; // keyhold serve --http koa
+ */
+export type HttpAdapterKind = 'express' | 'koa';
 
 export interface ServeOptions extends KeyholdOptions {
   host?: string;
@@ -18,6 +28,8 @@ export interface ServeOptions extends KeyholdOptions {
   bootstrapOrganizationName?: string;
   /** An existing instance to serve instead of creating one. */
   keyhold?: Keyhold;
+  /** The HTTP adapter: `@keyhold/http-express` (default) or `@keyhold/http-koa`. */
+  http?: HttpAdapterKind;
 }
 
 export interface RunningServer {
@@ -29,7 +41,43 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * The app answering every request with Keyhold. Both adapters hand the same raw request to
+ * the same handler, so they answer alike; the node:http server around them (and so draining)
+ * is the same.
+ */
+function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): RequestListener {
+  if (kind === 'koa') {
+    const app = new Koa();
+    // fallThrough: false — nothing else is mounted, so unknown paths get Keyhold's 404 Status.
+    app.use(createKeyholdMiddleware(keyhold, { fallThrough: false }));
+    // Faults the middleware turned into 500 Status bodies: log them as Keyhold does (no stack).
+    const logger = keyhold.container.get<Logger>(Logger);
+    app.on('error', (error: Error, ctx?: Koa.Context) => {
+      logger.error('request failed', {
+        errorId: ctx?.state.keyholdErrorId,
+        error: `${error.name}: ${error.message}`,
+      });
+    });
+    return app.callback();
+  }
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(createKeyholdRouter(keyhold));
+  return app;
+}
+
+/**
+ * Starts Keyhold on a real HTTP server.
+ * @example
+ * const server = await startServer({ port: 0, http: 'koa', bootstrapApiPublicKey });
+ * // … clients use server.url and server.organizationId …
+ * await server.close(); // drains in-flight requests, then closes the store
+ */
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const http = options.http ?? 'express';
+  if (http !== 'express' && http !== 'koa')
+    throw new TypeError(`http must be express or koa, got "${String(http)}"`);
   const keyhold = options.keyhold ?? createKeyhold(options);
   let organizationId: string | undefined;
   let userId: string | undefined;
@@ -41,14 +89,23 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     organizationId = result.organizationId;
     userId = result.userId;
   }
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(createKeyholdRouter(keyhold));
+  const server: Server = createServer(requestListener(http, keyhold));
+  // Responses not yet written when draining begins say `Connection: close`, so that their
+  // keep-alive sockets end with them rather than idle until keepAliveTimeout holds close() up.
+  let draining = false;
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    if (draining) res.setHeader('connection', 'close');
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+  });
   const host = options.host ?? '127.0.0.1';
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(options.port ?? 8080, host, (error?: Error) =>
-      error ? reject(error) : resolve(s),
-    );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8080, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.keepAliveTimeout = 5_000;
   const { port } = server.address() as AddressInfo;
@@ -60,6 +117,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     ...(userId ? { userId } : {}),
     async close() {
       keyhold.beginDrain();
+      draining = true;
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();

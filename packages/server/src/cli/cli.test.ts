@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { p256 } from '@noble/curves/nist.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,6 +84,39 @@ describe('keyhold serve', () => {
     expect(run.stderr()).not.toContain(key.privateKey);
   });
 
+  it('--http koa serves through the Koa adapter, and exits 0 on SIGTERM', async () => {
+    const key = generateApiKeyPair();
+    const run = keyhold(
+      'serve',
+      '--http',
+      'koa',
+      '--port',
+      '0',
+      '--memory',
+      '--bootstrap-api-public-key',
+      key.publicKey,
+    );
+    const line = JSON.parse(await run.firstLine());
+    expect(line.event).toBe('listening');
+    const body = JSON.stringify({ organizationId: line.organizationId });
+    const res = await fetch(`${line.url}/public/v1/query/whoami`, {
+      method: 'POST',
+      body,
+      headers: { 'x-stamp': createApiKeyStamper(key.privateKey).stamp(body) },
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ organizationId: line.organizationId });
+    const refused = await fetch(`${line.url}/public/v1/query/whoami`, { method: 'POST', body });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { code: number }).code).toBe(16);
+    // The log line names the adapter that is serving.
+    expect(run.stderr()).toMatch(/"message":"listening"[^\n]*"http":"koa"/);
+
+    run.child.kill('SIGTERM');
+    expect(await run.exit()).toBe(0);
+    expect(run.stderr()).toContain('"message":"stopped"');
+  });
+
   it('prints no ids without a bootstrap key', async () => {
     const run = keyhold('serve', '--port', '0', '--memory');
     const line = JSON.parse(await run.firstLine());
@@ -95,9 +129,14 @@ describe('keyhold serve', () => {
     [['--memory', '--data', '/tmp/x'], 'choose one of --memory, --data and --postgres'],
     [['--postgres', 'postgres://127.0.0.1/test'], 'KEYHOLD_MASTER_KEY'],
     [['--memory', '--vault', 'pkcs11'], 'KEYHOLD_PKCS11_TOKEN_LABEL'],
-    [['--http', 'koa'], 'not available yet'],
+    [['--http', 'fastify'], '--http must be express or koa, got "fastify"'],
     [['--env', 'production', '--memory'], 'KEYHOLD_MASTER_KEY'],
     [['--port', '70000'], '--port'],
+    [['--memory', '--rate-limit', 'bogus'], '--rate-limit must be memory or a redis:// URL'],
+    [
+      ['--memory', '--rate-limit', 'redis://127.0.0.1:1'],
+      'Redis at redis://127.0.0.1:1 is unreachable',
+    ],
   ])('refuses %j and exits non-zero', async (args, message) => {
     const run = keyhold('serve', ...args);
     expect(await run.exit()).not.toBe(0);
@@ -272,6 +311,48 @@ describe('keyhold serve --vault pkcs11 (SoftHSM)', () => {
         prehash: false,
       }),
     ).toBe(true);
+    run.child.kill('SIGTERM');
+    expect(await run.exit()).toBe(0);
+  });
+});
+
+const REDIS_URL = process.env.KEYHOLD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisProbe = new RedisRateLimiter({ url: REDIS_URL });
+const withRedis = await redisProbe.ping().then(
+  () => true,
+  () => false,
+);
+await redisProbe.close();
+
+describe('keyhold serve --rate-limit', () => {
+  it.each([
+    ['memory', true],
+    [REDIS_URL, withRedis],
+  ])('%s: sends the ratelimit headers, and SIGTERM closes it and exits 0', async (limiter, up) => {
+    if (!up) return;
+    const key = generateApiKeyPair();
+    const run = keyhold(
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--rate-limit',
+      limiter,
+      '--bootstrap-api-public-key',
+      key.publicKey,
+    );
+    const line = JSON.parse(await run.firstLine());
+    const body = JSON.stringify({ organizationId: line.organizationId });
+    const res = await fetch(`${line.url}/public/v1/query/whoami`, {
+      method: 'POST',
+      body,
+      headers: { 'x-stamp': createApiKeyStamper(key.privateKey).stamp(body) },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBe('60');
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(60);
+    expect(run.stderr()).toContain('"message":"rate limiter"');
+    // Exiting at all shows the Redis connection was closed: an open socket keeps Node alive.
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
   });

@@ -3,6 +3,9 @@
  * @module
  */
 import { parseArgs } from 'node:util';
+import type { RateLimiter } from '@keyhold/activities';
+import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
+import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { DataDirectoryError } from '../data-directory.js';
@@ -22,14 +25,18 @@ const HELP = `usage: keyhold serve [options]
   --memory | --data DIR | --postgres URL
                                     store: in memory, embedded PGlite in DIR (default
                                     ./.keyhold/data), or a Postgres server shared by instances
-  --http express|koa                HTTP adapter (default express)
+  --http express|koa                HTTP adapter: @keyhold/http-express (default) or
+                                    @keyhold/http-koa; both answer alike
   --vault software|pkcs11           key vault (default software); pkcs11 reads
                                     KEYHOLD_PKCS11_MODULE, KEYHOLD_PKCS11_TOKEN_LABEL and
                                     KEYHOLD_PKCS11_PIN
-  --rate-limit memory|redis://…     rate limiter
+  --rate-limit memory|redis://…     meter requests per client IP and per organization (60/s
+                                    each, per lane) and answer 429 over it: in this process,
+                                    or in a Redis shared by instances (redis[s]://host:port)
   --bootstrap-api-public-key HEX    create (once) a root organization holding this P-256 key
   --bootstrap-org-name NAME         its name (default Keyhold)
-  --brand NAME                      the word in X-<Brand>-* webhook headers (default Keyhold)
+  --brand NAME                      the word in X-<Brand>-* headers: webhooks, rate limits
+                                    (default Keyhold)
   --env development|production      (default development)
 
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
@@ -37,8 +44,16 @@ Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master k
 --postgres it is required, so every instance shares it.
 `;
 
-/** A flag whose adapter is not built yet: say so and exit non-zero. */
-class NotAvailable extends Error {}
+/** A URL without its password, for messages and logs. */
+function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'the --rate-limit URL';
+  }
+}
 
 export async function runServeCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -68,24 +83,22 @@ export async function runServeCommand(args: string[]): Promise<number> {
   try {
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
     if (stores.length > 1) throw new Error('choose one of --memory, --data and --postgres');
-    if (values.http !== 'express') {
-      if (values.http === 'koa')
-        throw new NotAvailable('--http koa: the Koa adapter is not available yet');
+    if (values.http !== 'express' && values.http !== 'koa') {
       throw new Error(`--http must be express or koa, got "${values.http}"`);
     }
     if (values.vault !== 'software' && values.vault !== 'pkcs11') {
       throw new Error(`--vault must be software or pkcs11, got "${values.vault}"`);
     }
-    if (values['rate-limit'] !== undefined)
-      throw new NotAvailable('--rate-limit: rate limiting is not available yet');
+    const rateLimit = values['rate-limit'];
+    if (rateLimit !== undefined && rateLimit !== 'memory' && !/^rediss?:\/\//.test(rateLimit)) {
+      throw new Error(`--rate-limit must be memory or a redis:// URL, got "${rateLimit}"`);
+    }
     if (values.env !== 'development' && values.env !== 'production') {
       throw new Error(`--env must be development or production, got "${values.env}"`);
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(
-      `keyhold serve: ${message}${error instanceof NotAvailable ? '' : `\n${HELP}`}`,
-    );
+    process.stderr.write(`keyhold serve: ${message}\n${HELP}`);
     return 2;
   }
 
@@ -138,9 +151,34 @@ export async function runServeCommand(args: string[]): Promise<number> {
     logger.info('key vault', { kind: 'pkcs11', token: vault.tokenLabel });
   }
 
+  let rateLimiter: RateLimiter | undefined;
+  const rateLimit = values['rate-limit'];
+  if (rateLimit === 'memory') {
+    rateLimiter = new MemoryRateLimiter();
+    logger.info('rate limiter', { kind: 'memory' });
+  } else if (rateLimit !== undefined) {
+    const shown = redactedUrl(rateLimit);
+    const redis = new RedisRateLimiter({ url: rateLimit });
+    try {
+      // Fail at start, as an unreachable database does, rather than answer 503 to everything.
+      await redis.ping();
+    } catch (error) {
+      await redis.close();
+      await vault?.close();
+      await opened.store.close();
+      process.stderr.write(
+        `keyhold serve: --rate-limit: Redis at ${shown} is unreachable: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
+      return 2;
+    }
+    rateLimiter = redis;
+    logger.info('rate limiter', { kind: 'redis', url: shown });
+  }
+
   const server = await startServer({
     host: values.host,
     port,
+    http: values.http as 'express' | 'koa',
     logger,
     store: opened.store,
     masterKey: opened.masterKey,
@@ -149,6 +187,8 @@ export async function runServeCommand(args: string[]): Promise<number> {
       ? { bootstrapApiPublicKey: values['bootstrap-api-public-key'] }
       : {}),
     bootstrapOrganizationName: values['bootstrap-org-name'],
+    ...(rateLimiter ? { rateLimiter } : {}),
+    brand: values.brand,
   });
   // Handlers first, then the listening line: a supervisor may signal as soon as it reads it.
   const stopped = new Promise<void>((resolve) => {
@@ -169,7 +209,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       signerPublicKey: server.keyhold.signerPublicKey,
     })}\n`,
   );
-  logger.info('listening', { url: server.url });
+  logger.info('listening', { url: server.url, http: values.http });
 
   await stopped;
   logger.info('stopped');

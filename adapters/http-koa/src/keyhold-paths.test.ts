@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { isKeyholdPath } from './keyhold-paths.js';
+
+describe('isKeyholdPath', () => {
+  it.each([
+    '/public/v1/submit/create_wallet',
+    '/public/v1/query/whoami',
+    '/public/v1/submit/make_coffee',
+    '/public/v1/discovery/webhooks/jwks',
+    '/health',
+    '/ready',
+    '/base-sepolia/supported',
+  ])('%s is Keyhold’s', (path) => {
+    expect(isKeyholdPath(path)).toBe(true);
+  });
+
+  it.each([
+    '/',
+    '/hello',
+    '/api/echo',
+    '/publicity',
+    '/health/x',
+    '/ready2',
+    '/PUBLIC/v1/query/whoami',
+  ])('%s is the host’s', (path) => {
+    expect(isKeyholdPath(path)).toBe(false);
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * Which request paths belong to Keyhold, so that the Koa middleware can leave every other
+ * path to the host application's own routes.
+ * @module
+ */
+
+/**
+ * Prefixes of Keyhold's route space: the public API (`/public/v1/submit/*`,
+ * `/public/v1/query/*`, discovery under `/public/v1/discovery/*`) and the payment gateway
+ * networks of the spec. Unknown names under these prefixes still go to Keyhold, so that
+ * clients get its 404/501 Status body rather than the host's 404 page.
+ */
+const PREFIXES = ['/public/', '/base-mainnet/', '/base-sepolia/'];
+
+/** The probes. */
+const EXACT = new Set(['/health', '/ready']);
+
+/**
+ * True when `path` (without the query string, relative to the mount prefix) is Keyhold's.
+ * @example
+ * isKeyholdPath('/public/v1/query/whoami'); // true
+ * isKeyholdPath('/health'); // true
+ * isKeyholdPath('/api/orders'); // false: the host's own route
+ */
+export function isKeyholdPath(path: string): boolean {
+  return EXACT.has(path) || PREFIXES.some((prefix) => path.startsWith(prefix));
+}

@@ -1,0 +1,83 @@
+/**
+ * The RateLimiter port: one bucket per key, taken from atomically. Keyhold asks it before
+ * authenticating a request (request path step 3), so a flood costs one bucket lookup per
+ * request, never a signature verification.
+ *
+ * Semantics (GCRA, the reference model is `gcra()` in `rate-limit/gcra.ts`): a rule
+ * `{limit, periodMs, burst}` refills `limit` tokens every `periodMs`, evenly, into a bucket of
+ * `burst` tokens (default `limit`); a take of `cost` tokens is admitted when the bucket holds
+ * them, and a refused take consumes nothing. So a quiet key admits `burst` at once, and in any
+ * window of `periodMs` no key admits more than `limit + burst`.
+ * @module
+ */
+
+/**
+ * How fast a bucket refills and how much it holds.
+ * @example
+ * const turnkeyLike: RateLimitRule = { limit: 60, periodMs: 1000 }; // 60/s, a bucket of 60
+ */
+export interface RateLimitRule {
+  /** Tokens added per `periodMs`, evenly spread (one every `periodMs / limit`). Integer ≥ 1. */
+  limit: number;
+  /** The period `limit` applies to, in milliseconds. */
+  periodMs: number;
+  /** The bucket's size: how many tokens a quiet key may take at once. Default `limit`. */
+  burst?: number;
+}
+
+/**
+ * The answer to one take. Times are whole milliseconds, rounded up.
+ * @example
+ * const refused: RateLimitDecision = { allowed: false, limit: 60, remaining: 0, resetMs: 1000, retryAfterMs: 17 };
+ */
+export interface RateLimitDecision {
+  allowed: boolean;
+  /** The bucket's size (the rule's `burst`): the most a quiet key may take at once. */
+  limit: number;
+  /** Tokens left after this take (if refused: tokens available now, fewer than the cost). */
+  remaining: number;
+  /** Time until the bucket is full again. */
+  resetMs: number;
+  /** Refused: time until the same take would be admitted. Admitted: 0. */
+  retryAfterMs: number;
+}
+
+/**
+ * Buckets keyed by opaque strings. Implementations must be atomic per key: concurrent takes
+ * never admit more than one sequential order of them would.
+ * @example
+ * const decision = await limiter.take('query:ip:203.0.113.7', { limit: 60, periodMs: 1000 });
+ * if (!decision.allowed) reply429(decision.retryAfterMs);
+ */
+export interface RateLimiter {
+  /**
+   * Takes `cost` tokens (default 1, an integer from 1 to the rule's burst) from the bucket
+   * `key`. Rejects with RateLimiterUnavailableError when the backend cannot answer, and with
+   * a RangeError for a rule or cost that can never be admitted.
+   */
+  take(key: string, rule: RateLimitRule, cost?: number): Promise<RateLimitDecision>;
+  /** Resolves when the backend answers; rejects with RateLimiterUnavailableError otherwise. */
+  ping?(): Promise<void>;
+  /** Releases connections. A closed limiter must not be used again. */
+  close?(): Promise<void>;
+}
+
+/**
+ * The inversify service identifier of the RateLimiter port.
+ * @example
+ * container.bind(RateLimiter).toConstantValue(new MemoryRateLimiter());
+ */
+export const RateLimiter: unique symbol = Symbol.for('keyhold.RateLimiter');
+
+/**
+ * The limiter's backend cannot be reached (Redis down, a timeout). Requests answer 503 with
+ * `Retry-After: 1`: refusing is safer than admitting an unmetered flood.
+ * @example
+ * throw new RateLimiterUnavailableError('connection refused');
+ */
+export class RateLimiterUnavailableError extends Error {
+  constructor(readonly reason: string) {
+    super(`rate limiter unavailable: ${reason}`);
+    this.name = 'RateLimiterUnavailableError';
+  }
+}
