@@ -1,0 +1,53 @@
+/**
+ * The Outbox port: webhook deliveries written in the same Store transaction as the activity
+ * they announce (so an event exists exactly when its activity committed), and claimed by
+ * dispatchers on any instance. A claim is a lease: a delivery claimed by a dispatcher that
+ * dies is claimed again once the lease runs out, so delivery is at least once and receivers
+ * deduplicate by event id.
+ * @module
+ */
+
+/** One attempt-tracked delivery of one event to one endpoint. */
+export interface WebhookDelivery {
+  readonly deliveryId: string;
+  /** The same across retries and across endpoints of one event (the `X-…-Event-Id` header). */
+  readonly eventId: string;
+  readonly organizationId: string;
+  readonly endpointId: string;
+  /** The endpoint URL at the time the event was enqueued. */
+  readonly url: string;
+  /** `ACTIVITY_UPDATES`. */
+  readonly eventType: string;
+  /** The exact JSON body to POST (signed as bytes; never re-serialized). */
+  readonly body: string;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  /** Epoch ms at which the next attempt is due. */
+  readonly nextAttemptAt: number;
+  readonly createdAt: number;
+}
+
+/** What became of a delivery. */
+export type WebhookDeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
+
+export interface Outbox {
+  /**
+   * Up to `limit` PENDING deliveries with `nextAttemptAt <= now` and no live lease, oldest
+   * first, each leased until `now + leaseMs` so no other dispatcher claims it meanwhile.
+   */
+  claimDue(now: number, limit: number, leaseMs: number): Promise<WebhookDelivery[]>;
+  /** The attempt succeeded: DELIVERED, lease released. */
+  markDelivered(deliveryId: string, attempts: number, at: number): Promise<void>;
+  /** The attempt failed and will be retried at `nextAttemptAt`; lease released. */
+  reschedule(
+    deliveryId: string,
+    attempts: number,
+    nextAttemptAt: number,
+    lastError: string,
+  ): Promise<void>;
+  /** The attempt failed for good (terminal status, or no attempts left): FAILED. */
+  markFailed(deliveryId: string, attempts: number, at: number, lastError: string): Promise<void>;
+}
+
+/** The inversify service identifier of the Outbox port. */
+export const Outbox: unique symbol = Symbol.for('keyhold.Outbox');
