@@ -3,6 +3,10 @@
  * store, transactions serialized one at a time and rolled back through an undo journal.
  * Records are cloned on the way in and out, so callers never share state with the store.
  * For tests, examples and embedding; state ends with the process.
+ *
+ * The store is also the Outbox of the webhook deliveries its transactions enqueue: claims and
+ * marks run in the same one-at-a-time queue as transactions, so a delivery is claimable once
+ * its transaction has finished.
  * @module
  */
 import {
@@ -23,7 +27,9 @@ import {
   type UserRecord,
   type WalletAccountRecord,
   type WalletRecord,
+  type WebhookEndpointRecord,
 } from '@keyhold/activities';
+import type { Outbox, WebhookDelivery, WebhookDeliveryStatus } from '@keyhold/webhooks';
 import { Journal } from './journal.js';
 
 const k = (...parts: string[]) => parts.join('\u0000');
@@ -59,7 +65,21 @@ class State {
   policyEvaluations = new Map<string, PolicyEvaluationRecord>();
   /** Insertion order of policy evaluations (ties in createdAt). */
   policyEvaluationSeq = new Map<string, number>();
+  webhookEndpoints = new Map<string, WebhookEndpointRecord>();
+  webhookEndpointSeq = new Map<string, number>();
+  deliveries = new Map<string, DeliveryRow>();
   seq = 0;
+}
+
+/** A delivery with its outbox state. */
+interface DeliveryRow {
+  delivery: WebhookDelivery;
+  status: WebhookDeliveryStatus;
+  /** Epoch ms until which a dispatcher holds the delivery. */
+  leaseUntil?: number;
+  lastError?: string;
+  finishedAt?: number;
+  seq: number;
 }
 
 /**
@@ -504,6 +524,50 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       (r) => r.tagName,
       { pkey: 'private_key_tag_pkey', name: 'private_key_tag_name' },
     ),
+    webhookEndpoints: {
+      async get(org, id) {
+        const r = s.webhookEndpoints.get(k(org, id));
+        return r && clone(r);
+      },
+      async list(org) {
+        return bySeq(s.webhookEndpoints, s.webhookEndpointSeq, (e) => e.organizationId === org)
+          .sort((a, b) => a.createdAt - b.createdAt)
+          .map(clone);
+      },
+      async insert(r) {
+        const key = k(r.organizationId, r.endpointId);
+        unique(s.webhookEndpoints, key, 'webhook_endpoint_pkey');
+        j.set(s.webhookEndpoints, key, clone(r));
+        j.set(s.webhookEndpointSeq, key, ++s.seq);
+      },
+      async update(r) {
+        const key = k(r.organizationId, r.endpointId);
+        if (!s.webhookEndpointSeq.has(key)) j.set(s.webhookEndpointSeq, key, ++s.seq);
+        j.set(s.webhookEndpoints, key, clone(r));
+      },
+      async delete(org, id) {
+        j.delete(s.webhookEndpoints, k(org, id));
+        j.delete(s.webhookEndpointSeq, k(org, id));
+      },
+    },
+    webhookDeliveries: {
+      async insert(delivery) {
+        unique(s.deliveries, delivery.deliveryId, 'webhook_delivery_pkey');
+        j.set(s.deliveries, delivery.deliveryId, {
+          delivery: clone(delivery),
+          status: 'PENDING',
+          seq: ++s.seq,
+        });
+      },
+      async deletePending(org, endpointId) {
+        for (const [id, row] of [...s.deliveries]) {
+          const d = row.delivery;
+          if (row.status === 'PENDING' && d.organizationId === org && d.endpointId === endpointId) {
+            j.delete(s.deliveries, id);
+          }
+        }
+      },
+    },
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return [...s.policyEvaluations.values()]
@@ -530,9 +594,76 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
  * const store = new MemoryStore();
  * await store.transaction(async (tx) => tx.organizations.get(id));
  */
-export class MemoryStore implements Store {
+export class MemoryStore implements Store, Outbox {
   private readonly state = new State();
   private tail: Promise<unknown> = Promise.resolve();
+
+  /** Runs `work` alone: after every transaction queued before it, before any queued after. */
+  private exclusive<T>(work: () => T): Promise<T> {
+    const run = async () => work();
+    const result = this.tail.then(run, run);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+
+  claimDue(now: number, limit: number, leaseMs: number): Promise<WebhookDelivery[]> {
+    return this.exclusive(() => {
+      const due = [...this.state.deliveries.values()]
+        .filter(
+          (r) =>
+            r.status === 'PENDING' &&
+            r.delivery.nextAttemptAt <= now &&
+            (r.leaseUntil === undefined || r.leaseUntil <= now),
+        )
+        .sort((a, b) => a.delivery.createdAt - b.delivery.createdAt || a.seq - b.seq)
+        .slice(0, Math.max(0, limit));
+      for (const row of due) row.leaseUntil = now + leaseMs;
+      return due.map((r) => clone(r.delivery));
+    });
+  }
+
+  markDelivered(deliveryId: string, attempts: number, at: number): Promise<void> {
+    return this.finish(deliveryId, { status: 'DELIVERED', attempts, finishedAt: at });
+  }
+
+  reschedule(
+    deliveryId: string,
+    attempts: number,
+    nextAttemptAt: number,
+    lastError: string,
+  ): Promise<void> {
+    return this.finish(deliveryId, { status: 'PENDING', attempts, nextAttemptAt, lastError });
+  }
+
+  markFailed(deliveryId: string, attempts: number, at: number, lastError: string): Promise<void> {
+    return this.finish(deliveryId, { status: 'FAILED', attempts, finishedAt: at, lastError });
+  }
+
+  /** Records an attempt's outcome and releases the lease; an absent delivery is a no-op. */
+  private finish(
+    deliveryId: string,
+    change: {
+      status: WebhookDeliveryStatus;
+      attempts: number;
+      nextAttemptAt?: number;
+      finishedAt?: number;
+      lastError?: string;
+    },
+  ): Promise<void> {
+    return this.exclusive(() => {
+      const row = this.state.deliveries.get(deliveryId);
+      if (!row) return;
+      row.status = change.status;
+      row.delivery = {
+        ...row.delivery,
+        attempts: change.attempts,
+        nextAttemptAt: change.nextAttemptAt ?? row.delivery.nextAttemptAt,
+      };
+      delete row.leaseUntil;
+      if (change.finishedAt !== undefined) row.finishedAt = change.finishedAt;
+      if (change.lastError !== undefined) row.lastError = change.lastError;
+    });
+  }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = async () => {

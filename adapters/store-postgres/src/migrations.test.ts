@@ -37,6 +37,7 @@ describe('loadMigrations', () => {
       [1, 'initial'],
       [2, 'policies_and_tags'],
       [3, 'wallet_account_exported'],
+      [4, 'webhooks'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { KEYHOLD_TABLES, quoteSchema } from './schema.js';
+import { quoteSchema, tablesAtVersion } from './schema.js';
 import type { SqlClient, SqlDriver } from './sql-client.js';
 import { StoreOpenError } from './store-open-error.js';
 
@@ -154,8 +154,9 @@ export async function runMigrations(
         [migration.version, migration.name, migration.checksum],
       );
     }
-    await refuseIncompleteSchema(client, schema);
-    return { applied: pending.map((m) => m.version), version: Math.max(newest, known) };
+    const version = Math.max(newest, known);
+    await refuseIncompleteSchema(client, schema, version);
+    return { applied: pending.map((m) => m.version), version };
   });
 }
 
@@ -178,15 +179,20 @@ async function refuseForeignSchema(client: SqlClient, schema: string): Promise<v
   }
 }
 
-/** After migrating, every Keyhold table must be there; a missing one means damage. */
-async function refuseIncompleteSchema(client: SqlClient, schema: string): Promise<void> {
+/** After migrating, every table of that version must be there; a missing one means damage. */
+async function refuseIncompleteSchema(
+  client: SqlClient,
+  schema: string,
+  version: number,
+): Promise<void> {
+  const expected = tablesAtVersion(version);
   const rows = await client.query<{ relname: string }>(
     `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname = ANY($2::text[])`,
-    [schema, [...KEYHOLD_TABLES]],
+    [schema, expected],
   );
   const present = new Set(rows.map((r) => r.relname));
-  const missing = KEYHOLD_TABLES.filter((t) => !present.has(t));
+  const missing = expected.filter((t) => !present.has(t));
   if (missing.length > 0) {
     throw new StoreOpenError(
       'corrupt',

@@ -25,23 +25,38 @@ export const CONSTRAINT_NAMES: Readonly<Record<string, string>> = {
   private_key_tags_pkey: 'private_key_tag_pkey',
   private_key_tags_name_key: 'private_key_tag_name',
   policy_evaluations_pkey: 'policy_evaluation_pkey',
+  // 0004
+  webhook_endpoints_pkey: 'webhook_endpoint_pkey',
+  webhook_deliveries_pkey: 'webhook_delivery_pkey',
 };
 
+/** The migration version that creates each table (0: the runner's own). */
+const TABLE_VERSIONS = {
+  keyhold_migrations: 0,
+  organizations: 1,
+  users: 1,
+  api_keys: 1,
+  wallets: 1,
+  wallet_accounts: 1,
+  private_keys: 1,
+  activities: 1,
+  policies: 2,
+  user_tags: 2,
+  private_key_tags: 2,
+  policy_evaluations: 2,
+  webhook_endpoints: 4,
+  webhook_deliveries: 4,
+} as const;
+
+export type KeyholdTable = keyof typeof TABLE_VERSIONS;
+
 /** The tables a Keyhold database holds once every known migration has run. */
-export const KEYHOLD_TABLES = [
-  'keyhold_migrations',
-  'organizations',
-  'users',
-  'api_keys',
-  'wallets',
-  'wallet_accounts',
-  'private_keys',
-  'activities',
-  'policies',
-  'user_tags',
-  'private_key_tags',
-  'policy_evaluations',
-] as const;
+export const KEYHOLD_TABLES = Object.keys(TABLE_VERSIONS) as readonly KeyholdTable[];
+
+/** The tables a Keyhold database at migration `version` holds. */
+export function tablesAtVersion(version: number): KeyholdTable[] {
+  return KEYHOLD_TABLES.filter((t) => TABLE_VERSIONS[t] <= version);
+}
 
 export const DEFAULT_SCHEMA = 'public';
 

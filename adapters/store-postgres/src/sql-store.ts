@@ -10,6 +10,10 @@
  * can with the memory store. Racing transactions on Postgres wait for each other on the
  * unique index; the loser sees the winner's row and reports the conflict.
  * Updates are upserts, like the memory store's `set`.
+ *
+ * The store is also the Outbox of the webhook deliveries its transactions enqueue: each claim
+ * or mark is a short transaction of its own; claims lock due rows with `FOR UPDATE SKIP
+ * LOCKED` and lease them, so dispatchers on many instances never claim one delivery at once.
  * @module
  */
 import {
@@ -30,7 +34,9 @@ import {
   type UserRecord,
   type WalletAccountRecord,
   type WalletRecord,
+  type WebhookEndpointRecord,
 } from '@keyhold/activities';
+import type { Outbox, WebhookDelivery } from '@keyhold/webhooks';
 import { type MigrationReport, type RunMigrationsOptions, runMigrations } from './migrations.js';
 import { pagedSql, planPage } from './paging.js';
 import { type Row, type SqlClient, type SqlDriver, translateDatabaseError } from './sql-client.js';
@@ -204,6 +210,34 @@ function policyEvaluationOf(r: Row): PolicyEvaluationRecord {
   return record;
 }
 
+function webhookEndpointOf(r: Row): WebhookEndpointRecord {
+  return {
+    organizationId: str(r.organization_id),
+    endpointId: str(r.endpoint_id),
+    url: str(r.url),
+    name: str(r.name),
+    isActive: r.is_active as boolean,
+    subscriptions: r.subscriptions as WebhookEndpointRecord['subscriptions'],
+    createdAt: num(r.created_at),
+    updatedAt: num(r.updated_at),
+  };
+}
+
+function webhookDeliveryOf(r: Row): WebhookDelivery {
+  return {
+    deliveryId: str(r.delivery_id),
+    eventId: str(r.event_id),
+    organizationId: str(r.organization_id),
+    endpointId: str(r.endpoint_id),
+    url: str(r.url),
+    eventType: str(r.event_type),
+    body: str(r.body),
+    attempts: num(r.attempts),
+    nextAttemptAt: num(r.next_attempt_at),
+    createdAt: num(r.created_at),
+  };
+}
+
 // ---------------------------------------------------------------------------------------
 // Records → parameters (one list per table, in column order of the statements below)
 // ---------------------------------------------------------------------------------------
@@ -361,6 +395,36 @@ const policyEvaluationParams = (r: PolicyEvaluationRecord) => [
   r.voteId ?? null,
   json(r.policyEvaluations),
   r.createdAt,
+];
+
+const WEBHOOK_ENDPOINT_COLUMNS =
+  'organization_id, endpoint_id, url, name, is_active, subscriptions, created_at, updated_at';
+const WEBHOOK_ENDPOINT_VALUES = '$1, $2, $3, $4, $5, $6::text::jsonb, $7, $8';
+const webhookEndpointParams = (r: WebhookEndpointRecord) => [
+  r.organizationId,
+  r.endpointId,
+  r.url,
+  r.name,
+  r.isActive,
+  json(r.subscriptions),
+  r.createdAt,
+  r.updatedAt,
+];
+
+const WEBHOOK_DELIVERY_COLUMNS =
+  'delivery_id, event_id, organization_id, endpoint_id, url, event_type, body, status, attempts, next_attempt_at, created_at';
+const WEBHOOK_DELIVERY_VALUES = "$1, $2, $3, $4, $5, $6, $7, 'PENDING', $8, $9, $10";
+const webhookDeliveryParams = (d: WebhookDelivery) => [
+  d.deliveryId,
+  d.eventId,
+  d.organizationId,
+  d.endpointId,
+  d.url,
+  d.eventType,
+  d.body,
+  d.attempts,
+  d.nextAttemptAt,
+  d.createdAt,
 ];
 
 /** `INSERT … ON CONFLICT (key) DO UPDATE SET` every other column. */
@@ -875,6 +939,62 @@ function transactionOver(db: SqlClient): StoreTransaction {
       nameOf: (r) => r.tagName,
       constraints: { pkey: 'private_key_tag_pkey', name: 'private_key_tag_name' },
     }),
+    webhookEndpoints: {
+      get: (org, id) =>
+        one(
+          'SELECT * FROM webhook_endpoints WHERE organization_id = $1 AND endpoint_id = $2',
+          [org, id],
+          webhookEndpointOf,
+        ),
+      list: (org) =>
+        many(
+          'SELECT * FROM webhook_endpoints WHERE organization_id = $1 ORDER BY created_at, seq',
+          [org],
+          webhookEndpointOf,
+        ),
+      async insert(r) {
+        await insertOrConflict(
+          db,
+          insertOnce('webhook_endpoints', WEBHOOK_ENDPOINT_COLUMNS, WEBHOOK_ENDPOINT_VALUES),
+          webhookEndpointParams(r),
+          'webhook_endpoint_pkey',
+        );
+      },
+      async update(r) {
+        await db.query(
+          upsert(
+            'webhook_endpoints',
+            WEBHOOK_ENDPOINT_COLUMNS,
+            WEBHOOK_ENDPOINT_VALUES,
+            'organization_id, endpoint_id',
+          ),
+          webhookEndpointParams(r),
+        );
+      },
+      async delete(org, id) {
+        await db.query(
+          'DELETE FROM webhook_endpoints WHERE organization_id = $1 AND endpoint_id = $2',
+          [org, id],
+        );
+      },
+    },
+    webhookDeliveries: {
+      async insert(d) {
+        await insertOrConflict(
+          db,
+          insertOnce('webhook_deliveries', WEBHOOK_DELIVERY_COLUMNS, WEBHOOK_DELIVERY_VALUES),
+          webhookDeliveryParams(d),
+          'webhook_delivery_pkey',
+        );
+      },
+      async deletePending(org, endpointId) {
+        await db.query(
+          `DELETE FROM webhook_deliveries
+            WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'PENDING'`,
+          [org, endpointId],
+        );
+      },
+    },
     policyEvaluations: {
       listByActivity: (org, activityId) =>
         many(
@@ -899,7 +1019,7 @@ function transactionOver(db: SqlClient): StoreTransaction {
  * The Store port over a SQL database. Create it with `createPostgresStore` or
  * `createPgliteStore`, or with `SqlStore.open(driver)` over a driver of your own.
  */
-export class SqlStore implements Store {
+export class SqlStore implements Store, Outbox {
   private closed = false;
   private readonly running = new Set<Promise<unknown>>();
 
@@ -916,6 +1036,82 @@ export class SqlStore implements Store {
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return this.withClient((client) => work(transactionOver(client)));
+  }
+
+  /**
+   * Up to `limit` due PENDING deliveries without a live lease, oldest first, leased until
+   * `now + leaseMs`. The rows are locked `FOR UPDATE SKIP LOCKED` while they are leased, so
+   * a concurrent claim (another instance) skips them rather than waiting or taking them too.
+   */
+  claimDue(now: number, limit: number, leaseMs: number): Promise<WebhookDelivery[]> {
+    return this.withClient(async (db) => {
+      const rows = await db.query(
+        `WITH due AS (
+           SELECT delivery_id FROM webhook_deliveries
+            WHERE status = 'PENDING' AND next_attempt_at <= $1
+              AND (lease_until IS NULL OR lease_until <= $1)
+            ORDER BY created_at, seq
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+         )
+         UPDATE webhook_deliveries d SET lease_until = $3
+           FROM due WHERE d.delivery_id = due.delivery_id
+         RETURNING d.*`,
+        [now, Math.max(0, limit), now + leaseMs],
+      );
+      return rows
+        .sort((a, b) => num(a.created_at) - num(b.created_at) || num(a.seq) - num(b.seq))
+        .map(webhookDeliveryOf);
+    });
+  }
+
+  async markDelivered(deliveryId: string, attempts: number, at: number): Promise<void> {
+    await this.withClient((db) =>
+      db.query(
+        `UPDATE webhook_deliveries
+            SET status = 'DELIVERED', attempts = $2, delivered_at = $3, lease_until = NULL
+          WHERE delivery_id = $1`,
+        [deliveryId, attempts, at],
+      ),
+    );
+  }
+
+  async reschedule(
+    deliveryId: string,
+    attempts: number,
+    nextAttemptAt: number,
+    lastError: string,
+  ): Promise<void> {
+    await this.withClient((db) =>
+      db.query(
+        `UPDATE webhook_deliveries
+            SET attempts = $2, next_attempt_at = $3, last_error = $4, lease_until = NULL
+          WHERE delivery_id = $1`,
+        [deliveryId, attempts, nextAttemptAt, lastError],
+      ),
+    );
+  }
+
+  async markFailed(
+    deliveryId: string,
+    attempts: number,
+    at: number,
+    lastError: string,
+  ): Promise<void> {
+    await this.withClient((db) =>
+      db.query(
+        `UPDATE webhook_deliveries
+            SET status = 'FAILED', attempts = $2, failed_at = $3, last_error = $4,
+                lease_until = NULL
+          WHERE delivery_id = $1`,
+        [deliveryId, attempts, at, lastError],
+      ),
+    );
+  }
+
+  /** One database transaction over a guarded client (refused once it has ended). */
+  private withClient<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
     if (this.closed) return Promise.reject(new Error('store is closed'));
     const run = this.driver
       .transaction(async (client) => {
@@ -935,7 +1131,7 @@ export class SqlStore implements Store {
           },
         };
         try {
-          return await work(transactionOver(guarded));
+          return await work(guarded);
         } finally {
           open = false;
         }

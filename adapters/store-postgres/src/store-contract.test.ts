@@ -1,11 +1,11 @@
 /**
  * The Store contract, run against the memory store (the reference), PGlite and Postgres:
- * every repository method, orderings, paging cursors, copies, conflicts and rollback.
+ * every repository method, orderings, paging cursors, copies, conflicts and rollback; and the
+ * Outbox every store also is (claims, leases, marks).
  */
 import {
   type ActivityRecord,
   type NamedRecordRepository,
-  type Store,
   StoreConflictError,
   type StoreTransaction,
   type TagRecord,
@@ -27,9 +27,12 @@ import {
   tag,
   user,
   wallet,
+  webhookDelivery,
+  webhookEndpoint,
 } from './testing/records.js';
 import {
   memoryTarget,
+  type OutboxStore,
   pgliteTarget,
   postgresReachable,
   postgresTarget,
@@ -51,7 +54,7 @@ async function conflict(promise: Promise<unknown>): Promise<string> {
 
 describe.each(targets)('Store contract: $name', (target) => {
   const skip = target.name === 'postgres' && !withPostgres;
-  let store: Store;
+  let store: OutboxStore;
   const tx = <T>(work: (t: StoreTransaction) => Promise<T>) => store.transaction(work);
 
   beforeAll(async () => {
@@ -971,6 +974,162 @@ describe.each(targets)('Store contract: $name', (target) => {
       expect(await tx((t) => t.wallets.get(w.organizationId, w.walletId))).toEqual(w);
     });
   });
+  describe.skipIf(skip)('webhook endpoints and the outbox', () => {
+    /** A time far beyond every test's: claims everything still pending, once. */
+    const END = 2 ** 50;
+    /** Finishes every pending delivery left by earlier tests, so each test starts clean. */
+    async function drain(): Promise<void> {
+      for (const d of await store.claimDue(END, 100_000, 1)) {
+        await store.markDelivered(d.deliveryId, d.attempts, END);
+      }
+    }
+    const ids = (list: readonly { deliveryId: string }[]) => list.map((d) => d.deliveryId);
+
+    it('webhook endpoints: get, list by createdAt then insertion, update, delete, conflict', async () => {
+      const org = fresh('org');
+      const other = fresh('org');
+      const late = webhookEndpoint(org, { createdAt: 30 });
+      const earlyA = webhookEndpoint(org, {
+        createdAt: 10,
+        subscriptions: [
+          { eventType: 'ACTIVITY_UPDATES', filtersJson: '{"status":["x"]}', isActive: false },
+          { eventType: 'ACTIVITY_UPDATES', isActive: true },
+        ],
+      });
+      const earlyB = webhookEndpoint(org, { createdAt: 10, subscriptions: [], isActive: false });
+      const elsewhere = webhookEndpoint(other, { endpointId: late.endpointId });
+      await tx(async (t) => {
+        for (const e of [late, earlyA, earlyB, elsewhere]) await t.webhookEndpoints.insert(e);
+      });
+      expect(await tx((t) => t.webhookEndpoints.list(org))).toEqual([earlyA, earlyB, late]);
+      expect(await tx((t) => t.webhookEndpoints.list(other))).toEqual([elsewhere]);
+      const got = await tx((t) => t.webhookEndpoints.get(org, earlyA.endpointId));
+      expect(got).toEqual(earlyA);
+      expect(got?.subscriptions[1]).not.toHaveProperty('filtersJson');
+      expect(await tx((t) => t.webhookEndpoints.get(other, earlyA.endpointId))).toBeUndefined();
+      expect(
+        await conflict(tx((t) => t.webhookEndpoints.insert({ ...earlyA, name: 'again' }))),
+      ).toBe('webhook_endpoint_pkey');
+
+      const updated = {
+        ...earlyA,
+        url: 'https://other.example.com/',
+        name: 'renamed',
+        updatedAt: 99,
+      };
+      await tx((t) => t.webhookEndpoints.update(updated));
+      expect(await tx((t) => t.webhookEndpoints.list(org))).toEqual([updated, earlyB, late]);
+
+      await tx((t) => t.webhookEndpoints.delete(org, earlyB.endpointId));
+      await tx((t) => t.webhookEndpoints.delete(org, fresh('missing')));
+      expect(await tx((t) => t.webhookEndpoints.list(org))).toEqual([updated, late]);
+      expect(await tx((t) => t.webhookEndpoints.list(other))).toEqual([elsewhere]);
+    });
+
+    it('outbox: claimDue returns due deliveries oldest first, up to the limit; not-yet-due ones wait', async () => {
+      await drain();
+      const org = fresh('org');
+      const endpoint = fresh('endpoint');
+      const T = 5_000_000;
+      const second = webhookDelivery(org, endpoint, { createdAt: T + 2, nextAttemptAt: T + 2 });
+      const firstA = webhookDelivery(org, endpoint, { createdAt: T + 1, nextAttemptAt: T + 1 });
+      const firstB = webhookDelivery(org, endpoint, { createdAt: T + 1, nextAttemptAt: T });
+      const later = webhookDelivery(org, endpoint, { createdAt: T, nextAttemptAt: T + 500 });
+      await tx(async (t) => {
+        for (const d of [second, firstA, firstB, later]) await t.webhookDeliveries.insert(d);
+      });
+      expect(await store.claimDue(T - 1, 10, 1000)).toEqual([]);
+      const two = await store.claimDue(T + 10, 2, 1000);
+      expect(two).toEqual([firstA, firstB]);
+      expect(await store.claimDue(T + 10, 10, 1000)).toEqual([second]);
+      // Everything due is leased now; `later` is not due yet.
+      expect(await store.claimDue(T + 20, 10, 1000)).toEqual([]);
+      expect(ids(await store.claimDue(T + 500, 10, 1000))).toEqual([later.deliveryId]);
+      expect(
+        await conflict(tx((t) => t.webhookDeliveries.insert({ ...second, eventId: 'x' }))),
+      ).toBe('webhook_delivery_pkey');
+    });
+
+    it('outbox: a lease hides a delivery until it runs out; then it is claimed again', async () => {
+      await drain();
+      const org = fresh('org');
+      const T = 6_000_000;
+      const d = webhookDelivery(org, fresh('endpoint'), { createdAt: T, nextAttemptAt: T });
+      await tx((t) => t.webhookDeliveries.insert(d));
+      expect(await store.claimDue(T, 10, 1000)).toEqual([d]);
+      expect(await store.claimDue(T + 999, 10, 1000)).toEqual([]);
+      expect(await store.claimDue(T + 1000, 10, 50)).toEqual([d]);
+      expect(await store.claimDue(T + 1049, 10, 50)).toEqual([]);
+      expect(await store.claimDue(T + 1050, 10, 50)).toEqual([d]);
+    });
+
+    it('outbox: reschedule, markDelivered, markFailed', async () => {
+      await drain();
+      const org = fresh('org');
+      const endpoint = fresh('endpoint');
+      const T = 7_000_000;
+      const retried = webhookDelivery(org, endpoint, { createdAt: T, nextAttemptAt: T });
+      const delivered = webhookDelivery(org, endpoint, { createdAt: T + 1, nextAttemptAt: T });
+      const failed = webhookDelivery(org, endpoint, { createdAt: T + 2, nextAttemptAt: T });
+      await tx(async (t) => {
+        for (const d of [retried, delivered, failed]) await t.webhookDeliveries.insert(d);
+      });
+      expect(ids(await store.claimDue(T, 10, 60_000))).toEqual(ids([retried, delivered, failed]));
+
+      // Rescheduling releases the lease: due again at nextAttemptAt, with the attempts made.
+      await store.reschedule(retried.deliveryId, 1, T + 100, 'HTTP 503');
+      await store.markDelivered(delivered.deliveryId, 1, T + 5);
+      await store.markFailed(failed.deliveryId, 1, T + 5, 'HTTP 410');
+      expect(await store.claimDue(T + 99, 10, 60_000)).toEqual([]);
+      expect(await store.claimDue(T + 100, 10, 60_000)).toEqual([
+        { ...retried, attempts: 1, nextAttemptAt: T + 100 },
+      ]);
+      await store.markDelivered(retried.deliveryId, 2, T + 101);
+      // Finished deliveries are never claimed again, however late.
+      expect(await store.claimDue(END, 10, 1)).toEqual([]);
+      // Marking an unknown delivery changes nothing.
+      await store.markDelivered(fresh('delivery'), 1, T);
+      await store.reschedule(fresh('delivery'), 1, T, 'x');
+      await store.markFailed(fresh('delivery'), 1, T, 'x');
+    });
+
+    it('outbox: deletePending removes the pending deliveries of one endpoint only; rollback keeps none', async () => {
+      await drain();
+      const org = fresh('org');
+      const gone = fresh('endpoint');
+      const kept = fresh('endpoint');
+      const T = 8_000_000;
+      const pending = webhookDelivery(org, gone, { createdAt: T, nextAttemptAt: T });
+      const leased = webhookDelivery(org, gone, { createdAt: T + 1, nextAttemptAt: T });
+      const otherEndpoint = webhookDelivery(org, kept, { createdAt: T + 2, nextAttemptAt: T });
+      const otherOrg = webhookDelivery(fresh('org'), gone, { createdAt: T + 3, nextAttemptAt: T });
+      await tx(async (t) => {
+        for (const d of [pending, leased, otherEndpoint, otherOrg]) {
+          await t.webhookDeliveries.insert(d);
+        }
+      });
+      expect(ids(await store.claimDue(T, 1, 60_000))).toEqual([pending.deliveryId]);
+      await store.reschedule(pending.deliveryId, 1, T, 'HTTP 500');
+      expect(ids(await store.claimDue(T, 1, 60_000))).toEqual([pending.deliveryId]);
+      await store.markDelivered(pending.deliveryId, 2, T);
+
+      await tx((t) => t.webhookDeliveries.deletePending(org, gone));
+      const left = await store.claimDue(T, 10, 60_000);
+      expect(ids(left)).toEqual(ids([otherEndpoint, otherOrg]));
+      for (const d of left) await store.markDelivered(d.deliveryId, 1, T);
+
+      // Deliveries of a transaction that throws never become claimable.
+      const rolledBack = webhookDelivery(org, kept, { createdAt: T + 4, nextAttemptAt: T });
+      await expect(
+        tx(async (t) => {
+          await t.webhookDeliveries.insert(rolledBack);
+          throw new Error('rollback');
+        }),
+      ).rejects.toThrow('rollback');
+      expect(await store.claimDue(END, 10, 1)).toEqual([]);
+    });
+  });
+
   describe.skipIf(skip || target.name === 'memory')('SQL store only', () => {
     it('refuses a transaction object used after its transaction ended', async () => {
       let escaped: StoreTransaction | undefined;

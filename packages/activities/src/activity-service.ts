@@ -44,7 +44,11 @@ import {
   DEFAULT_CONSENSUS_EXPIRY_MS,
   votingRights,
 } from './decision/voting-rights.js';
-import type { ActivityContext, ActivityHandler } from './handlers/activity-handler.js';
+import type {
+  ActivityContext,
+  ActivityHandler,
+  PrecheckSettings,
+} from './handlers/activity-handler.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
@@ -60,6 +64,7 @@ import type {
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 import type { ApiKeyStamp } from './stamp.js';
 import { activityView, userView } from './views.js';
+import { enqueueActivityUpdate } from './webhook-events.js';
 
 export interface ActivityServiceOptions {
   /** How far `timestampMs` may be from the server's clock, either way. Default 5 minutes. */
@@ -69,6 +74,11 @@ export interface ActivityServiceOptions {
    * submission). Default 24 hours. A vote after that is refused ("consensus expired").
    */
   consensusExpiryMs?: number;
+  /**
+   * Accept `http://localhost` and `http://127.0.0.1` webhook endpoint URLs besides https
+   * (the server sets it in development mode). Default false.
+   */
+  allowInsecureWebhookUrls?: boolean;
 }
 
 export interface ActivityServiceDeps {
@@ -163,6 +173,7 @@ interface ParsedSubmission {
 export class ActivityService {
   private readonly tolerance: number;
   private readonly consensusExpiryMs: number;
+  private readonly precheckSettings: PrecheckSettings;
 
   private readonly signer: BundleSigner;
 
@@ -170,6 +181,9 @@ export class ActivityService {
     this.signer = deps.signer ?? { privateKey: p256.utils.randomSecretKey() };
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
+    this.precheckSettings = {
+      allowInsecureWebhookUrls: deps.options?.allowInsecureWebhookUrls ?? false,
+    };
   }
 
   /** Submits the stamped body posted to `/public/v1/submit/<path>`. */
@@ -220,7 +234,7 @@ export class ActivityService {
 
         this.checkLiveness(s.body.timestampMs as string, now);
         validateIntent(s.definition.type, s.parameters);
-        handler.precheck?.(s.parameters, s.definition);
+        handler.precheck?.(s.parameters, s.definition, this.precheckSettings);
         requireSameOrganization(principal, organization);
 
         const record = this.newRecord(s, now);
@@ -257,6 +271,7 @@ export class ActivityService {
         }
         await tx.activities.insert(record);
         await tx.policyEvaluations.insert(evaluation);
+        await enqueueActivityUpdate(tx, this.deps.ids, record, now);
         return activityView(record);
       });
       await this.runEffects(effects);
@@ -367,6 +382,10 @@ export class ActivityService {
         }
         await tx.activities.update(target);
         await tx.policyEvaluations.insert(evaluation);
+        // A vote that leaves the activity awaiting consensus changes no status: no event.
+        if (target.status !== CONSENSUS_NEEDED) {
+          await enqueueActivityUpdate(tx, this.deps.ids, target, now);
+        }
         return activityView(target);
       });
       await this.runEffects(effects);
@@ -477,6 +496,7 @@ export class ActivityService {
         if (existing) return activityView(existing);
         await tx.activities.insert(record);
         await tx.policyEvaluations.insert(evaluation);
+        await enqueueActivityUpdate(tx, this.deps.ids, record, this.deps.clock.now());
         return activityView(record);
       });
     } catch (error) {
@@ -510,6 +530,7 @@ export class ActivityService {
       delete current.result;
       await tx.activities.update(current);
       await tx.policyEvaluations.insert(evaluation);
+      await enqueueActivityUpdate(tx, this.deps.ids, current, this.deps.clock.now());
       return activityView(current);
     });
   }

@@ -32,7 +32,13 @@ export {
   namedInConsensus,
   votingRights,
 } from './decision/voting-rights.js';
-export { ACTIVITY_HANDLERS, type ActivityContext, type ActivityHandler } from './handlers/index.js';
+export {
+  ACTIVITY_HANDLERS,
+  type ActivityContext,
+  type ActivityHandler,
+  type PrecheckSettings,
+} from './handlers/index.js';
+export { checkWebhookUrl } from './handlers/webhook-endpoints.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   type BootstrapInput,
@@ -52,3 +58,9 @@ export * from './records.js';
 export { type IncomingRequest, readSignedRequest, type SignedRequest } from './signed-request.js';
 export { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';
 export * from './views.js';
+export {
+  ACTIVITY_UPDATES,
+  activityEventBody,
+  enqueueActivityUpdate,
+  receivesActivityUpdates,
+} from './webhook-events.js';

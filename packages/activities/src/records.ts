@@ -190,3 +190,27 @@ export interface PolicyEvaluationRecord {
   policyEvaluations: PolicyOutcomeRecord[];
   createdAt: number;
 }
+
+/** One event subscription of a webhook endpoint (only `ACTIVITY_UPDATES` is accepted). */
+export interface WebhookSubscriptionRecord {
+  eventType: string;
+  /** As submitted (valid JSON, checked when written); absent when none was given. */
+  filtersJson?: string;
+  isActive: boolean;
+}
+
+/**
+ * A webhook endpoint of an organization. Its URL was checked when written (https, or
+ * loopback http in development); whether it resolves to a public address is checked at
+ * delivery time. Subscriptions are fixed at creation.
+ */
+export interface WebhookEndpointRecord {
+  organizationId: string;
+  endpointId: string;
+  url: string;
+  name: string;
+  isActive: boolean;
+  subscriptions: WebhookSubscriptionRecord[];
+  createdAt: number;
+  updatedAt: number;
+}

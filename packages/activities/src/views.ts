@@ -18,6 +18,7 @@ import {
   type Vote,
   type Wallet,
   type WalletAccount,
+  type WebhookEndpoint,
 } from '@keyhold/protocol';
 import type {
   ActivityRecord,
@@ -30,6 +31,7 @@ import type {
   VoteRecord,
   WalletAccountRecord,
   WalletRecord,
+  WebhookEndpointRecord,
 } from './records.js';
 
 const CREDENTIAL_TYPE: Record<ApiKeyRecord['curve'], CredentialType> = {
@@ -199,5 +201,21 @@ export function policyEvaluationView(evaluation: PolicyEvaluationRecord): Policy
       outcome: e.outcome,
     })),
     createdAt: timestampOf(evaluation.createdAt),
+  };
+}
+
+/** `v1WebhookEndpointData`: no timestamps; `filtersJson` only when one was given. */
+export function webhookEndpointView(endpoint: WebhookEndpointRecord): WebhookEndpoint {
+  return {
+    endpointId: endpoint.endpointId,
+    organizationId: endpoint.organizationId,
+    url: endpoint.url,
+    name: endpoint.name,
+    isActive: endpoint.isActive,
+    subscriptions: endpoint.subscriptions.map((s) => ({
+      eventType: s.eventType,
+      ...(s.filtersJson !== undefined ? { filtersJson: s.filtersJson } : {}),
+      isActive: s.isActive,
+    })),
   };
 }

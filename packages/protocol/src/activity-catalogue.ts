@@ -12,7 +12,8 @@ export type ActivityResource =
   | 'CREDENTIAL'
   | 'WALLET'
   | 'PRIVATE_KEY'
-  | 'POLICY';
+  | 'POLICY'
+  | 'WEBHOOK_ENDPOINT';
 export type ActivityAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'SIGN' | 'EXPORT' | 'IMPORT';
 
 export interface ActivityDefinition {
@@ -98,6 +99,9 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('CREATE_PRIVATE_KEY_TAG', [1], 'PRIVATE_KEY', 'CREATE'),
   ...define('UPDATE_PRIVATE_KEY_TAG', [1], 'PRIVATE_KEY', 'UPDATE'),
   ...define('DELETE_PRIVATE_KEY_TAGS', [1], 'PRIVATE_KEY', 'DELETE'),
+  ...define('CREATE_WEBHOOK_ENDPOINT', [1], 'WEBHOOK_ENDPOINT', 'CREATE'),
+  ...define('UPDATE_WEBHOOK_ENDPOINT', [1], 'WEBHOOK_ENDPOINT', 'UPDATE'),
+  ...define('DELETE_WEBHOOK_ENDPOINT', [1], 'WEBHOOK_ENDPOINT', 'DELETE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),

@@ -9,7 +9,7 @@ export * from './enums.js';
 export * from './keyhold-error.js';
 export * from './messages.js';
 export * from './request-handler.js';
-export { INTENT_SCHEMAS } from './schemas/intents.js';
+export { INTENT_SCHEMAS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
 export { QUERY_SCHEMAS } from './schemas/queries.js';
 export * from './status-code.js';
 export * from './validate.js';

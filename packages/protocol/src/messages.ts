@@ -205,6 +205,28 @@ export const Messages = {
     'could not find a wallet account or private key for signWith in organization',
   ),
 
+  // Webhook endpoints (CREATE/UPDATE/DELETE_WEBHOOK_ENDPOINT)
+  INVALID_WEBHOOK_URL: e(
+    INVALID_ARGUMENT,
+    'INVALID_WEBHOOK_URL',
+    'invalid webhook url: it must be an absolute https:// URL',
+  ),
+  UNSUPPORTED_WEBHOOK_EVENT_TYPE: e(
+    INVALID_ARGUMENT,
+    'UNSUPPORTED_WEBHOOK_EVENT_TYPE',
+    'unsupported webhook event type: only ACTIVITY_UPDATES is supported',
+  ),
+  INVALID_WEBHOOK_FILTERS: e(
+    INVALID_ARGUMENT,
+    'INVALID_WEBHOOK_FILTERS',
+    'invalid webhook subscription filters: filtersJson must be valid JSON',
+  ),
+  WEBHOOK_ENDPOINT_NOT_FOUND: e(
+    NOT_FOUND,
+    'WEBHOOK_ENDPOINT_NOT_FOUND',
+    'webhook endpoint not found',
+  ),
+
   // Server
   INTERNAL: e(INTERNAL, 'INTERNAL', 'internal server error'),
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'UNAVAILABLE', 'service unavailable'),

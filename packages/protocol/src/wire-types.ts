@@ -182,3 +182,20 @@ export interface PolicyEvaluation {
   policyEvaluations: { policyId: string; outcome: Outcome }[];
   createdAt: Timestamp;
 }
+
+/** `v1WebhookSubscriptionParams`. */
+export interface WebhookSubscription {
+  eventType: string;
+  filtersJson?: string;
+  isActive: boolean;
+}
+
+/** `v1WebhookEndpointData`: a webhook endpoint as results and list_webhook_endpoints show it. */
+export interface WebhookEndpoint {
+  endpointId: string;
+  organizationId: string;
+  url: string;
+  name: string;
+  isActive: boolean;
+  subscriptions: WebhookSubscription[];
+}

@@ -3,6 +3,8 @@
  * `enclaveQuorumPublic` clients pin). Its public half is printed by `keyhold serve`.
  * @module
  */
+
+import { type WebhookSigningKey, webhookSigningKey } from '@keyhold/webhooks';
 import { p256 } from '@noble/curves/nist.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -31,3 +33,18 @@ export function deriveSignerKey(masterKey: Uint8Array): SignerKey {
   const seed = hkdf(sha256, masterKey, utf8('keyhold'), utf8('keyhold/signer-key/p256/v1'), 48);
   return signerKeyFrom(p256.utils.randomSecretKey(seed));
 }
+
+/**
+ * The Ed25519 key that signs webhook deliveries, derived from the master key like the signer
+ * key (its own HKDF label), so every instance signs with the same key and publishes the same
+ * JWKS across restarts.
+ * @example
+ * deriveWebhookKey(masterKey).keyId; // the RFC 7638 thumbprint, stable for one master key
+ */
+export function deriveWebhookKey(masterKey: Uint8Array): WebhookSigningKey {
+  return webhookSigningKey(
+    hkdf(sha256, masterKey, utf8('keyhold'), utf8('keyhold/webhook-key/ed25519/v1'), 32),
+  );
+}
+
+export const WebhookKey: unique symbol = Symbol.for('keyhold.WebhookKey');

@@ -4,5 +4,12 @@
  * WebhookTransport.
  * @module
  */
+export * from './classify-response.js';
 export * from './ports/outbox.js';
 export * from './ports/webhook-transport.js';
+export * from './retry-schedule.js';
+export * from './webhook-dispatcher.js';
+export * from './webhook-headers.js';
+export * from './webhook-jwks.js';
+export * from './webhook-signature.js';
+export * from './webhook-verifier.js';

@@ -14,7 +14,9 @@ import type {
   UserRecord,
   WalletAccountRecord,
   WalletRecord,
+  WebhookEndpointRecord,
 } from '@keyhold/activities';
+import type { WebhookDelivery } from '@keyhold/webhooks';
 
 const run = Math.random().toString(36).slice(2, 8);
 let counter = 0;
@@ -172,6 +174,39 @@ export const policyEvaluation = (
   organizationId,
   voteId: fresh('vote'),
   policyEvaluations: [{ policyId: fresh('policy'), outcome: 'OUTCOME_ALLOW' }],
+  createdAt: 1_700_000_000_000,
+  ...o,
+});
+
+export const webhookEndpoint = (
+  organizationId: string,
+  o: Partial<WebhookEndpointRecord> = {},
+): WebhookEndpointRecord => ({
+  organizationId,
+  endpointId: fresh('endpoint'),
+  url: 'https://hooks.example.com/keyhold',
+  name: fresh('hook'),
+  isActive: true,
+  subscriptions: [{ eventType: 'ACTIVITY_UPDATES', isActive: true }],
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  ...o,
+});
+
+export const webhookDelivery = (
+  organizationId: string,
+  endpointId: string,
+  o: Partial<WebhookDelivery> = {},
+): WebhookDelivery => ({
+  deliveryId: fresh('delivery'),
+  eventId: fresh('event'),
+  organizationId,
+  endpointId,
+  url: 'https://hooks.example.com/keyhold',
+  eventType: 'ACTIVITY_UPDATES',
+  body: JSON.stringify({ id: fresh('activity'), status: 'ACTIVITY_STATUS_COMPLETED' }),
+  attempts: 0,
+  nextAttemptAt: 1_700_000_000_000,
   createdAt: 1_700_000_000_000,
   ...o,
 });

@@ -10,6 +10,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import type { Store } from '@keyhold/activities';
 // The reference implementation the SQL store must be indistinguishable from.
 import { MemoryStore } from '@keyhold/store-memory';
+import type { Outbox } from '@keyhold/webhooks';
 import pg from 'pg';
 import { createPostgresStore } from '../pg-driver.js';
 import { createPgliteStore } from '../pglite-driver.js';
@@ -81,10 +82,13 @@ export async function dropSchemas(names: readonly string[]): Promise<void> {
   }
 }
 
+/** Every adapter's store is also the Outbox of the deliveries it holds. */
+export type OutboxStore = Store & Outbox;
+
 /** A store under test, and how to wipe it between property runs. */
 export interface Target {
   name: 'memory' | 'pglite' | 'postgres';
-  open(): Promise<Store>;
+  open(): Promise<OutboxStore>;
   /** Deletes every record (SQL targets) so a run starts from an empty store. */
   truncate?(store: Store): Promise<void>;
   /** Releases what the target created (after its stores are closed). */
@@ -93,7 +97,8 @@ export interface Target {
 
 const TRUNCATE =
   'TRUNCATE organizations, users, api_keys, wallets, wallet_accounts, private_keys, activities, ' +
-  'policies, user_tags, private_key_tags, policy_evaluations RESTART IDENTITY';
+  'policies, user_tags, private_key_tags, policy_evaluations, webhook_endpoints, ' +
+  'webhook_deliveries RESTART IDENTITY';
 
 /**
  * PGlite in memory. `owned`: each store opens its own in-memory PGlite (the factory's

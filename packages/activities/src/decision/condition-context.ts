@@ -47,6 +47,9 @@ export function policyParamsOf(kind: string, p: Parameters): Record<string, unkn
       return pick([['type', p.type]]);
     case 'UPDATE_WALLET':
       return pick([['wallet_id', p.walletId]]);
+    case 'UPDATE_WEBHOOK_ENDPOINT':
+    case 'DELETE_WEBHOOK_ENDPOINT':
+      return pick([['endpoint_id', p.endpointId]]);
     case 'EXPORT_WALLET':
     case 'EXPORT_PRIVATE_KEY':
     case 'EXPORT_WALLET_ACCOUNT':

@@ -33,9 +33,15 @@ export interface ActivityContext {
   afterCommit(description: string, effect: () => Promise<unknown>): void;
 }
 
+/** Settings of the service that a precheck may depend on. */
+export interface PrecheckSettings {
+  /** Accept `http://localhost` and `http://127.0.0.1` webhook URLs (development only). */
+  readonly allowInsecureWebhookUrls: boolean;
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: parameters are validated by the intent schema first.
 export interface ActivityHandler<P = any> {
-  precheck?(parameters: P, definition: ActivityDefinition): void;
+  precheck?(parameters: P, definition: ActivityDefinition, settings: PrecheckSettings): void;
   /** Returns the content of the result member. */
   execute(ctx: ActivityContext, parameters: P): Promise<Record<string, unknown>>;
 }

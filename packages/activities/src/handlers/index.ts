@@ -46,8 +46,13 @@ import {
   createWalletHandler,
   updateWalletHandler,
 } from './wallets.js';
+import {
+  createWebhookEndpointHandler,
+  deleteWebhookEndpointHandler,
+  updateWebhookEndpointHandler,
+} from './webhook-endpoints.js';
 
-export type { ActivityContext, ActivityHandler } from './activity-handler.js';
+export type { ActivityContext, ActivityHandler, PrecheckSettings } from './activity-handler.js';
 
 /**
  * Handlers by activity kind (every version of a kind shares one handler). APPROVE_ACTIVITY
@@ -92,4 +97,7 @@ export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> = {
   CREATE_PRIVATE_KEY_TAG: createPrivateKeyTagHandler,
   UPDATE_PRIVATE_KEY_TAG: updatePrivateKeyTagHandler,
   DELETE_PRIVATE_KEY_TAGS: deletePrivateKeyTagsHandler,
+  CREATE_WEBHOOK_ENDPOINT: createWebhookEndpointHandler,
+  UPDATE_WEBHOOK_ENDPOINT: updateWebhookEndpointHandler,
+  DELETE_WEBHOOK_ENDPOINT: deleteWebhookEndpointHandler,
 };

@@ -7,6 +7,7 @@
  * @module
  */
 import type { ActivityStatus, ActivityType } from '@keyhold/protocol';
+import type { WebhookDelivery } from '@keyhold/webhooks';
 import type {
   ActivityRecord,
   ApiKeyRecord,
@@ -18,6 +19,7 @@ import type {
   UserRecord,
   WalletAccountRecord,
   WalletRecord,
+  WebhookEndpointRecord,
 } from '../records.js';
 
 /** A page request: at most `limit` records after/before a cursor (a record id). */
@@ -156,6 +158,28 @@ export interface PolicyEvaluationRepository {
   insert(record: PolicyEvaluationRecord): Promise<void>;
 }
 
+/** Webhook endpoints: listed by `createdAt`, ties in insertion order. */
+export interface WebhookEndpointRepository {
+  get(organizationId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined>;
+  list(organizationId: string): Promise<WebhookEndpointRecord[]>;
+  /** Throws StoreConflictError `webhook_endpoint_pkey` for an existing id. */
+  insert(record: WebhookEndpointRecord): Promise<void>;
+  update(record: WebhookEndpointRecord): Promise<void>;
+  delete(organizationId: string, endpointId: string): Promise<void>;
+}
+
+/**
+ * The write side of the outbox, inside activity transactions: a delivery exists exactly when
+ * the activity write that caused it committed. The read side (claiming, marking) is the
+ * `Outbox` port of `@keyhold/webhooks`, which every Store adapter also implements.
+ */
+export interface WebhookDeliveryRepository {
+  /** A new PENDING delivery. Throws StoreConflictError `webhook_delivery_pkey` for an existing id. */
+  insert(delivery: WebhookDelivery): Promise<void>;
+  /** Removes the PENDING deliveries to one endpoint (it is being deleted); finished ones stay. */
+  deletePending(organizationId: string, endpointId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -169,6 +193,8 @@ export interface StoreTransaction {
   readonly userTags: UserTagRepository;
   readonly privateKeyTags: PrivateKeyTagRepository;
   readonly policyEvaluations: PolicyEvaluationRepository;
+  readonly webhookEndpoints: WebhookEndpointRepository;
+  readonly webhookDeliveries: WebhookDeliveryRepository;
 }
 
 export interface Store {

@@ -76,6 +76,24 @@ const targetPublicKey = () =>
 /** The client's `{encappedPublic, ciphertext}` JSON string; 64 KiB bounds any mnemonic or key. */
 const encryptedBundle = () => str({ minLength: 2, maxLength: 65536 });
 
+/** The only webhook event type Keyhold emits (interface spec, Events). */
+export const WEBHOOK_EVENT_TYPES = ['ACTIVITY_UPDATES'] as const;
+
+/**
+ * A webhook subscription `{eventType, filtersJson?, isActive?}`. Whether `filtersJson` parses
+ * is the handler's precheck; the URL's scheme and host too (they depend on the server mode).
+ */
+const webhookSubscription = obj(
+  {
+    eventType: enumOf(WEBHOOK_EVENT_TYPES, 'UNSUPPORTED_WEBHOOK_EVENT_TYPE'),
+    filtersJson: withError(str({ maxLength: 16384 }), 'INVALID_WEBHOOK_FILTERS'),
+    isActive: bool(),
+  },
+  ['eventType'],
+);
+const webhookUrl = () =>
+  withError(str({ minLength: 1, maxLength: 2048 }), 'INVALID_WEBHOOK_URL', 'INVALID_WEBHOOK_URL');
+
 /** Parameters schema by activity type. */
 export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
   ACTIVITY_TYPE_CREATE_USERS: obj({ users: nonEmpty(userParams(1)) }, ['users']),
@@ -241,6 +259,17 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
   ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS: obj({ privateKeyTagIds: nonEmpty(uuid()) }, [
     'privateKeyTagIds',
   ]),
+
+  ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT: obj(
+    { url: webhookUrl(), name: name(), subscriptions: arr(webhookSubscription, { maxItems: 16 }) },
+    ['url', 'name'],
+  ),
+  // Subscriptions cannot be updated (interface spec): only url, name and isActive.
+  ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT: obj(
+    { endpointId: uuid(), url: webhookUrl(), name: name(), isActive: bool() },
+    ['endpointId'],
+  ),
+  ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT: obj({ endpointId: uuid() }, ['endpointId']),
 
   ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',

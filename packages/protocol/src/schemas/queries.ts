@@ -45,4 +45,5 @@ export const QUERY_SCHEMAS: Record<string, Schema> = {
   get_policy_evaluations: q({ activityId: uuid() }, ['activityId']),
   list_user_tags: q(),
   list_private_key_tags: q(),
+  list_webhook_endpoints: q(),
 };

@@ -1,0 +1,220 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { signWebhookDelivery, verifyWebhookSignature, webhookSigningKey } from '@keyhold/webhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HttpWebhookTransport, PRIVATE_ADDRESS_ERROR } from './http-webhook-transport.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+function listen(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void) {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      handler(req, res, body);
+    });
+  });
+  return new Promise<{ server: Server; seen: Seen[]; base: string }>((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ server, seen, base: `http://127.0.0.1:${port}` });
+    });
+  });
+}
+
+const close = (server: Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+const key = webhookSigningKey(new Uint8Array(32).fill(4));
+const body = '{"type":"activity.completed","data":{"x":"é"}}';
+const headers = signWebhookDelivery({
+  ...key,
+  brand: 'Acme',
+  timestampMs: 1_700_000_000_000,
+  eventId: 'evt_1',
+  organizationId: 'org_1',
+  eventType: 'ACTIVITY_UPDATES',
+  body,
+});
+
+describe('HttpWebhookTransport against a real server on 127.0.0.1', () => {
+  let main: Awaited<ReturnType<typeof listen>>;
+  let target: Awaited<ReturnType<typeof listen>>;
+  const transport = new HttpWebhookTransport({ allowPrivateAddresses: true, timeoutMs: 2_000 });
+
+  beforeAll(async () => {
+    target = await listen((_req, res) => res.writeHead(200).end('redirect target'));
+    main = await listen((req, res) => {
+      const path = req.url!;
+      if (path === '/ok')
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('x'.repeat(100_000));
+      else if (path === '/redirect')
+        res.writeHead(301, { location: `${target.base}/landed` }).end();
+      else if (path === '/redirect307')
+        res.writeHead(307, { location: `${target.base}/landed` }).end();
+      else if (path === '/missing') res.writeHead(404).end('nope');
+      else if (path === '/slow-down') res.writeHead(429, { 'retry-after': '7' }).end();
+      else if (path === '/unavailable')
+        res.writeHead(503, { 'retry-after': new Date(Date.now() + 60_000).toUTCString() }).end();
+      else if (path === '/boom') res.writeHead(500).end('secret stack trace');
+      else if (path === '/hang') {
+        /* never answers */
+      } else res.writeHead(204).end();
+    });
+  });
+
+  afterAll(async () => {
+    await close(main.server);
+    await close(target.server);
+  });
+
+  it('POSTs the exact body and every header; 200 is returned as is', async () => {
+    expect(await transport.send({ url: `${main.base}/ok`, headers, body })).toEqual({
+      status: 200,
+    });
+    const req = main.seen.find((s) => s.url === '/ok')!;
+    expect(req.method).toBe('POST');
+    expect(req.body).toBe(body);
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.headers['x-acme-event-id']).toBe('evt_1');
+    const verified = verifyWebhookSignature({
+      headers: req.headers,
+      body: req.body,
+      brand: 'Acme',
+      verificationKeys: [
+        { keyId: key.keyId, publicKey: Buffer.from(key.publicKey).toString('hex') },
+      ],
+      nowMs: 1_700_000_000_000,
+    });
+    expect(verified.ok).toBe(true);
+  });
+
+  it('returns a 3xx as its status and never follows it', async () => {
+    expect(await transport.send({ url: `${main.base}/redirect`, headers, body })).toEqual({
+      status: 301,
+    });
+    expect(await transport.send({ url: `${main.base}/redirect307`, headers, body })).toEqual({
+      status: 307,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(target.seen).toHaveLength(0);
+  });
+
+  it('returns 404, 429 with Retry-After, 503 with an HTTP-date Retry-After and 500', async () => {
+    expect(await transport.send({ url: `${main.base}/missing`, headers, body })).toEqual({
+      status: 404,
+    });
+    expect(await transport.send({ url: `${main.base}/slow-down`, headers, body })).toEqual({
+      status: 429,
+      retryAfterMs: 7_000,
+    });
+    const unavailable = await transport.send({ url: `${main.base}/unavailable`, headers, body });
+    expect(unavailable).toMatchObject({ status: 503 });
+    expect((unavailable as { retryAfterMs: number }).retryAfterMs).toBeGreaterThan(55_000);
+    expect(await transport.send({ url: `${main.base}/boom`, headers, body })).toEqual({
+      status: 500,
+    });
+  });
+
+  it('times out a hanging server', async () => {
+    const quick = new HttpWebhookTransport({ allowPrivateAddresses: true, timeoutMs: 200 });
+    const started = Date.now();
+    expect(await quick.send({ url: `${main.base}/hang`, headers, body })).toEqual({
+      error: 'timeout after 200 ms',
+    });
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('reports connection refused without the URL', async () => {
+    const gone = await listen(() => {});
+    await close(gone.server);
+    const response = await transport.send({ url: `${gone.base}/hook?token=s3cret`, headers, body });
+    expect(response).toEqual({ error: 'network error: ECONNREFUSED' });
+  });
+
+  it('refuses private addresses unless allowed', async () => {
+    const prod = new HttpWebhookTransport({ allowHttp: true });
+    const before = main.seen.length;
+    expect(await prod.send({ url: `${main.base}/ok`, headers, body })).toEqual({
+      error: PRIVATE_ADDRESS_ERROR,
+    });
+    expect(await prod.send({ url: 'http://[::1]:1/', headers, body })).toEqual({
+      error: PRIVATE_ADDRESS_ERROR,
+    });
+    expect(main.seen.length).toBe(before);
+  });
+});
+
+describe('HttpWebhookTransport URL and DNS checks', () => {
+  const request = (url: string) => ({ url, headers, body });
+
+  it('refuses http in production, other schemes, credentials and bad URLs', async () => {
+    const prod = new HttpWebhookTransport();
+    expect(await prod.send(request('http://hooks.example.com/'))).toEqual({
+      error: 'endpoint URL must use https',
+    });
+    expect(await prod.send(request('file:///etc/passwd'))).toEqual({
+      error: 'endpoint URL must use https',
+    });
+    expect(await prod.send(request('https://u:p@hooks.example.com/'))).toEqual({
+      error: 'endpoint URL must not contain credentials',
+    });
+    expect(await prod.send(request('::'))).toEqual({ error: 'invalid endpoint URL' });
+  });
+
+  it('refuses a host if any of its addresses is not public', async () => {
+    const lookups: string[] = [];
+    const prod = new HttpWebhookTransport({
+      lookup: async (host) => {
+        lookups.push(host);
+        return [{ address: '93.184.216.34' }, { address: '::ffff:10.0.0.1' }];
+      },
+    });
+    expect(await prod.send(request('https://rebind.example.com/hook'))).toEqual({
+      error: PRIVATE_ADDRESS_ERROR,
+    });
+    expect(lookups).toEqual(['rebind.example.com']);
+    const metadata = new HttpWebhookTransport({
+      lookup: async () => [{ address: '169.254.169.254' }],
+    });
+    expect(await metadata.send(request('https://metadata.example.com/'))).toEqual({
+      error: PRIVATE_ADDRESS_ERROR,
+    });
+  });
+
+  it('reports DNS failures and slow DNS as retryable errors', async () => {
+    const failing = new HttpWebhookTransport({
+      lookup: async () => {
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND nope.example.com'), {
+          code: 'ENOTFOUND',
+        });
+      },
+    });
+    expect(await failing.send(request('https://nope.example.com/'))).toEqual({
+      error: 'endpoint host did not resolve',
+    });
+    const empty = new HttpWebhookTransport({ lookup: async () => [] });
+    expect(await empty.send(request('https://empty.example.com/'))).toEqual({
+      error: 'endpoint host did not resolve',
+    });
+    const slow = new HttpWebhookTransport({ timeoutMs: 50, lookup: () => new Promise(() => {}) });
+    expect(await slow.send(request('https://slow.example.com/'))).toEqual({
+      error: 'timeout after 50 ms',
+    });
+  });
+
+  it('validates its options', () => {
+    expect(() => new HttpWebhookTransport({ timeoutMs: 0 })).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * Webhook endpoints: CREATE_WEBHOOK_ENDPOINT, UPDATE_WEBHOOK_ENDPOINT, DELETE_WEBHOOK_ENDPOINT.
+ * An endpoint belongs to one organization and receives that organization's ACTIVITY_UPDATES
+ * events (see `webhook-events.ts`). What the parameters alone decide is a refusal (nothing is
+ * stored): the URL must be an absolute `https:` URL — `http://localhost` and
+ * `http://127.0.0.1` too when the service runs in development — a subscription's event type
+ * must be ACTIVITY_UPDATES (the schema) and its `filtersJson` valid JSON. Whether the URL
+ * resolves to a public address is the delivery transport's check, at delivery time. An
+ * unknown endpoint id makes the activity FAILED ("webhook endpoint not found").
+ * Subscriptions are fixed at creation: update changes url, name and isActive only.
+ * @module
+ */
+import { KeyholdError } from '@keyhold/protocol';
+import type { WebhookEndpointRecord, WebhookSubscriptionRecord } from '../records.js';
+import { webhookEndpointView } from '../views.js';
+import type { ActivityContext, ActivityHandler, PrecheckSettings } from './activity-handler.js';
+
+interface SubscriptionParams {
+  eventType: string;
+  filtersJson?: string;
+  isActive?: boolean;
+}
+
+interface CreateParams {
+  url: string;
+  name: string;
+  subscriptions?: SubscriptionParams[];
+}
+
+interface UpdateParams {
+  endpointId: string;
+  url?: string;
+  name?: string;
+  isActive?: boolean;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1']);
+
+/** Refuses a URL that is not absolute https (or loopback http when allowed). */
+export function checkWebhookUrl(url: string, settings: PrecheckSettings): void {
+  const refuse = (reason: string) =>
+    new KeyholdError('INVALID_WEBHOOK_URL', { field: '/parameters/url', reason });
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw refuse('not an absolute URL');
+  }
+  if (parsed.protocol === 'https:') {
+    if (!parsed.hostname) throw refuse('no host');
+    return;
+  }
+  if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) {
+    if (settings.allowInsecureWebhookUrls) return;
+    throw refuse('http://localhost and http://127.0.0.1 are accepted in development mode only');
+  }
+  throw refuse(`scheme ${parsed.protocol} is not accepted: use https://`);
+}
+
+function checkFilters(subscriptions: readonly SubscriptionParams[] = []): void {
+  subscriptions.forEach((s, i) => {
+    if (s.filtersJson === undefined) return;
+    try {
+      JSON.parse(s.filtersJson);
+    } catch {
+      throw new KeyholdError('INVALID_WEBHOOK_FILTERS', {
+        field: `/parameters/subscriptions/${i}/filtersJson`,
+        reason: 'not valid JSON',
+      });
+    }
+  });
+}
+
+async function requireEndpoint(
+  ctx: ActivityContext,
+  endpointId: string,
+): Promise<WebhookEndpointRecord> {
+  const endpoint = await ctx.tx.webhookEndpoints.get(
+    ctx.organization.organizationId,
+    endpointId.toLowerCase(),
+  );
+  if (!endpoint) throw new KeyholdError('WEBHOOK_ENDPOINT_NOT_FOUND', { endpointId });
+  return endpoint;
+}
+
+export const createWebhookEndpointHandler: ActivityHandler<CreateParams> = {
+  precheck(p, _definition, settings) {
+    checkWebhookUrl(p.url, settings);
+    checkFilters(p.subscriptions);
+  },
+  async execute(ctx, p) {
+    const subscriptions: WebhookSubscriptionRecord[] = (p.subscriptions ?? []).map((s) => ({
+      eventType: s.eventType,
+      ...(s.filtersJson !== undefined ? { filtersJson: s.filtersJson } : {}),
+      // Absent means active: `subscriptions: [{eventType: 'ACTIVITY_UPDATES'}]` subscribes.
+      isActive: s.isActive ?? true,
+    }));
+    const endpoint: WebhookEndpointRecord = {
+      organizationId: ctx.organization.organizationId,
+      endpointId: ctx.ids.uuid(),
+      url: p.url,
+      name: p.name,
+      isActive: true,
+      subscriptions,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    };
+    await ctx.tx.webhookEndpoints.insert(endpoint);
+    return { endpointId: endpoint.endpointId, webhookEndpoint: webhookEndpointView(endpoint) };
+  },
+};
+
+export const updateWebhookEndpointHandler: ActivityHandler<UpdateParams> = {
+  precheck(p, _definition, settings) {
+    if (p.url !== undefined) checkWebhookUrl(p.url, settings);
+  },
+  async execute(ctx, p) {
+    const endpoint = await requireEndpoint(ctx, p.endpointId);
+    const updated: WebhookEndpointRecord = {
+      ...endpoint,
+      ...(p.url !== undefined ? { url: p.url } : {}),
+      ...(p.name !== undefined ? { name: p.name } : {}),
+      ...(p.isActive !== undefined ? { isActive: p.isActive } : {}),
+      updatedAt: ctx.now,
+    };
+    await ctx.tx.webhookEndpoints.update(updated);
+    return { endpointId: updated.endpointId, webhookEndpoint: webhookEndpointView(updated) };
+  },
+};
+
+/** Removes the endpoint and its pending deliveries (delivered and failed ones stay as a log). */
+export const deleteWebhookEndpointHandler: ActivityHandler<{ endpointId: string }> = {
+  async execute(ctx, p) {
+    const endpoint = await requireEndpoint(ctx, p.endpointId);
+    const org = ctx.organization.organizationId;
+    await ctx.tx.webhookDeliveries.deletePending(org, endpoint.endpointId);
+    await ctx.tx.webhookEndpoints.delete(org, endpoint.endpointId);
+    return { endpointId: endpoint.endpointId };
+  },
+};

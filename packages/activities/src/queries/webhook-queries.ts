@@ -1,0 +1,12 @@
+/**
+ * list_webhook_endpoints: `{webhookEndpoints}` of the organization, oldest first.
+ * @module
+ */
+import { webhookEndpointView } from '../views.js';
+import type { QueryHandler } from './query-handler.js';
+
+export const listWebhookEndpoints: QueryHandler = async (ctx) => ({
+  webhookEndpoints: (await ctx.tx.webhookEndpoints.list(ctx.organization.organizationId)).map(
+    webhookEndpointView,
+  ),
+});

@@ -1,0 +1,65 @@
+/**
+ * ACTIVITY_UPDATES events into the outbox. Each time an activity is stored with a new status
+ * (created COMPLETED, FAILED or CONSENSUS_NEEDED; a vote making it COMPLETED, FAILED or
+ * REJECTED), one event is enqueued in the same Store transaction: one delivery per active
+ * endpoint of the activity's organization that has an active ACTIVITY_UPDATES subscription,
+ * all sharing one event id. Endpoints are read after the activity's own effects, so an
+ * endpoint created or updated by the activity hears about it, and a deleted one does not.
+ *
+ * The body is the activity object itself, exactly as the API returns it (`canApprove` and
+ * `canReject` false: the receiver is not a voter): wire-compat §8 says the ACTIVITY_UPDATES
+ * "payload = the full activity object", while the `{type, organizationId, msg}` envelope it
+ * describes belongs to the balance and transaction event types. The event type and the
+ * organization travel in the `X-…-Event-Type` and `X-…-Organization-Id` headers (and the
+ * activity carries `organizationId`).
+ * @module
+ */
+import type { Activity } from '@keyhold/protocol';
+import type { Ids } from './ports/ids.js';
+import type { StoreTransaction } from './ports/store.js';
+import type { ActivityRecord, WebhookEndpointRecord } from './records.js';
+import { activityView } from './views.js';
+
+export const ACTIVITY_UPDATES = 'ACTIVITY_UPDATES';
+
+/** The exact JSON body of an ACTIVITY_UPDATES delivery. */
+export function activityEventBody(activity: Activity): string {
+  return JSON.stringify(activity);
+}
+
+/** True when the endpoint receives ACTIVITY_UPDATES. */
+export function receivesActivityUpdates(endpoint: WebhookEndpointRecord): boolean {
+  return (
+    endpoint.isActive &&
+    endpoint.subscriptions.some((s) => s.isActive && s.eventType === ACTIVITY_UPDATES)
+  );
+}
+
+/** Enqueues the ACTIVITY_UPDATES event of `record` as it is now; nothing without receivers. */
+export async function enqueueActivityUpdate(
+  tx: StoreTransaction,
+  ids: Ids,
+  record: ActivityRecord,
+  now: number,
+): Promise<void> {
+  const endpoints = (await tx.webhookEndpoints.list(record.organizationId)).filter(
+    receivesActivityUpdates,
+  );
+  if (endpoints.length === 0) return;
+  const body = activityEventBody(activityView(record));
+  const eventId = ids.uuid();
+  for (const endpoint of endpoints) {
+    await tx.webhookDeliveries.insert({
+      deliveryId: ids.uuid(),
+      eventId,
+      organizationId: record.organizationId,
+      endpointId: endpoint.endpointId,
+      url: endpoint.url,
+      eventType: ACTIVITY_UPDATES,
+      body,
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+    });
+  }
+}
