@@ -21,10 +21,39 @@ import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
 import { KeyVault } from '@keyhold/keys';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
+import { HttpWebhookTransport } from '@keyhold/webhook-transport-http';
+import {
+  type Outbox,
+  type RetrySchedule,
+  WebhookDispatcher,
+  type WebhookSigningKey,
+  WebhookTransport,
+  webhookSigningKey,
+} from '@keyhold/webhooks';
 import { ContainerModule } from 'inversify';
 import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
-import { SignerKey, signerKeyFrom } from './signer-key.js';
+import { SignerKey, signerKeyFrom, WebhookKey } from './signer-key.js';
+
+/** How webhooks are signed and sent (see `KeyholdOptions.webhooks`). */
+export interface WebhookSettings {
+  /** The word in `X-<Brand>-*` delivery headers. */
+  brand: string;
+  /** Development: http:// and loopback endpoint URLs are accepted and delivered to. */
+  allowInsecureUrls: boolean;
+  schedule?: RetrySchedule;
+}
+
+/** True when a Store also serves as the webhook Outbox (the memory and SQL stores do). */
+export function isOutbox(store: object): store is Store & Outbox {
+  const candidate = store as Partial<Outbox>;
+  return (
+    typeof candidate.claimDue === 'function' &&
+    typeof candidate.markDelivered === 'function' &&
+    typeof candidate.reschedule === 'function' &&
+    typeof candidate.markFailed === 'function'
+  );
+}
 
 /** Service identifiers the server adds to the domain's ports. */
 export const ServerTokens = {
@@ -32,6 +61,8 @@ export const ServerTokens = {
   QueryService: Symbol.for('keyhold.QueryService'),
   RequestHandler: Symbol.for('keyhold.RequestHandler'),
   ActivityServiceOptions: Symbol.for('keyhold.ActivityServiceOptions'),
+  WebhookSettings: Symbol.for('keyhold.WebhookSettings'),
+  WebhookDispatcher: Symbol.for('keyhold.WebhookDispatcher'),
   /** Rules, brand and docs URL of rate limiting; the limiter itself is the RateLimiter port. */
   RateLimitSettings: Symbol.for('keyhold.RateLimitSettings'),
 } as const;
@@ -52,8 +83,11 @@ export const DEFAULT_DOCS_URL = 'https://keyhold.dev/docs/errors';
  */
 export type RateLimitSettings = Omit<RateLimiting, 'limiter'>;
 
-/** Clock, Ids, Logger and the signer key. */
-export const foundationModule = (signerKey: SignerKey = signerKeyFrom()) =>
+/** Clock, Ids, Logger, the signer key and the webhook signing key. */
+export const foundationModule = (
+  signerKey: SignerKey = signerKeyFrom(),
+  webhookKey: WebhookSigningKey = webhookSigningKey(crypto.getRandomValues(new Uint8Array(32))),
+) =>
   new ContainerModule(({ bind }) => {
     bind(Clock).toConstantValue(systemClock);
     bind(Ids)
@@ -61,6 +95,7 @@ export const foundationModule = (signerKey: SignerKey = signerKeyFrom()) =>
       .inSingletonScope();
     bind(Logger).toConstantValue(stderrLogger());
     bind(SignerKey).toConstantValue(signerKey);
+    bind(WebhookKey).toConstantValue(webhookKey);
   });
 
 /** The in-memory Store. */
@@ -133,6 +168,37 @@ export const coreModule = () =>
           }),
       )
       .inSingletonScope();
+    bind(ServerTokens.WebhookSettings).toConstantValue({
+      brand: 'Keyhold',
+      allowInsecureUrls: false,
+    } satisfies WebhookSettings);
+    bind(WebhookTransport)
+      .toDynamicValue((ctx) => {
+        const { allowInsecureUrls } = ctx.get<WebhookSettings>(ServerTokens.WebhookSettings);
+        return new HttpWebhookTransport({ allowPrivateAddresses: allowInsecureUrls });
+      })
+      .inSingletonScope();
+    bind(ServerTokens.WebhookDispatcher)
+      .toDynamicValue((ctx) => {
+        const store = ctx.get<Store>(Store);
+        if (!isOutbox(store)) return undefined;
+        const settings = ctx.get<WebhookSettings>(ServerTokens.WebhookSettings);
+        const clock = ctx.get<Clock>(Clock);
+        const logger = ctx.get<Logger>(Logger);
+        return new WebhookDispatcher({
+          outbox: store,
+          transport: ctx.get<WebhookTransport>(WebhookTransport),
+          clock: () => clock.now(),
+          signingKey: ctx.get<WebhookSigningKey>(WebhookKey),
+          brand: settings.brand,
+          ...(settings.schedule ? { schedule: settings.schedule } : {}),
+          onError: (error) =>
+            logger.warn('webhook delivery error', {
+              error: error instanceof Error ? error.message : String(error),
+            }),
+        });
+      })
+      .inSingletonScope();
     bind(ServerTokens.RequestHandler)
       .toDynamicValue((ctx) => {
         const ids = ctx.get<Ids>(Ids);
@@ -147,6 +213,7 @@ export const coreModule = () =>
             limiter,
             ...ctx.get<RateLimitSettings>(ServerTokens.RateLimitSettings),
           },
+          webhookKeys: [ctx.get<WebhookSigningKey>(WebhookKey)],
         });
       })
       .inSingletonScope();

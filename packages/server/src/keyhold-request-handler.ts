@@ -6,6 +6,7 @@
  * only in the log.
  * @module
  */
+
 import {
   type ActivityService,
   type Admission,
@@ -30,6 +31,7 @@ import {
   type RawResponse,
   type RequestHandler,
 } from '@keyhold/protocol';
+import { webhookJwks } from '@keyhold/webhooks';
 import { KNOWN_QUERY_PATHS, KNOWN_SUBMIT_PATHS } from './known-endpoints.js';
 import type { Logger } from './logger.js';
 
@@ -99,7 +101,12 @@ export interface KeyholdRequestHandlerDeps {
   newErrorId: () => string;
   /** Absent: no limiting and no `ratelimit-*` headers (the default for embedded use). */
   rateLimiting?: RateLimiting | undefined;
+  /** The public keys of `GET /public/v1/discovery/webhooks/jwks`. */
+  webhookKeys?: readonly { readonly publicKey: Uint8Array; readonly keyId: string }[];
 }
+
+/** Where receivers fetch the keys that verify webhook deliveries (wire-compat §8). */
+export const WEBHOOK_JWKS_PATH = '/public/v1/discovery/webhooks/jwks';
 
 /** A public API route: `/public/v1/submit/<name>` or `/public/v1/query/<name>`. */
 interface ApiRoute {
@@ -148,6 +155,9 @@ export class KeyholdRequestHandler implements RequestHandler {
       if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
       if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
       if (path === '/ready' && method === 'GET') return await this.readiness();
+      if (path === WEBHOOK_JWKS_PATH && (method === 'GET' || method === 'HEAD')) {
+        return this.webhookJwks();
+      }
       const route = apiRouteOf(path);
       if (!route) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
       if (this.deps.rateLimiting) {
@@ -159,6 +169,15 @@ export class KeyholdRequestHandler implements RequestHandler {
     } catch (error) {
       return withHeaders(this.failure(error, request), budget);
     }
+  }
+
+  /** The public keys receivers verify webhook deliveries with; no authentication, cacheable. */
+  private webhookJwks(): RawResponse {
+    const response = json(200, webhookJwks(this.deps.webhookKeys ?? []));
+    return {
+      ...response,
+      headers: { ...response.headers, 'cache-control': 'public, max-age=300' },
+    };
   }
 
   private failure(error: unknown, request: RawRequest): RawResponse {

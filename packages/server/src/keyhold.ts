@@ -24,6 +24,14 @@ import {
 import { KeyVault } from '@keyhold/keys';
 import type { RawRequest, RawResponse, RequestHandler } from '@keyhold/protocol';
 import { generateMasterKey } from '@keyhold/vault-software';
+import {
+  type DispatchSummary,
+  type RetrySchedule,
+  type WebhookDispatcher,
+  type WebhookSigningKey,
+  WebhookTransport,
+  webhookSigningKey,
+} from '@keyhold/webhooks';
 import { Container, type ContainerModule } from 'inversify';
 import {
   coreModule,
@@ -34,11 +42,18 @@ import {
   ServerTokens,
   signatureVerifierModule,
   softwareVaultModule,
+  type WebhookSettings,
 } from './container-modules.js';
 import { KeyholdClient, type KeyholdClientOptions } from './keyhold-client.js';
 import type { KeyholdRequestHandler } from './keyhold-request-handler.js';
 import { Logger } from './logger.js';
-import { deriveSignerKey, SignerKey, signerKeyFrom } from './signer-key.js';
+import {
+  deriveSignerKey,
+  deriveWebhookKey,
+  SignerKey,
+  signerKeyFrom,
+  WebhookKey,
+} from './signer-key.js';
 
 export interface KeyholdOptions {
   /** A Store instance. Default: a new in-memory store. */
@@ -71,6 +86,23 @@ export interface KeyholdOptions {
   brand?: string;
   /** Where problem-details `type` URLs point. Default `https://keyhold.dev/docs/errors`. */
   docsUrl?: string;
+  /**
+   * Webhooks. Deliveries are written to the store's outbox with every activity change and sent
+   * by `startWebhookDelivery()` (which `keyhold serve` runs) or `deliverWebhooks()`.
+   */
+  webhooks?: {
+    /** How deliveries are sent. Default: HTTPS to public addresses (`@keyhold/webhook-transport-http`). */
+    transport?: WebhookTransport;
+    /**
+     * Development only: accept `http://localhost` / `http://127.0.0.1` endpoint URLs and deliver
+     * to private addresses. Default false (`keyhold serve --env development` sets it).
+     */
+    allowInsecureUrls?: boolean;
+    /** The retry schedule. Default: 8 attempts over about 27 hours. */
+    schedule?: RetrySchedule;
+    /** The Ed25519 key that signs deliveries (32 bytes). Default: derived from the master key. */
+    signingKey?: Uint8Array;
+  };
   /** Extra inversify modules, loaded last: they may `rebind` any port. */
   modules?: ContainerModule[];
 }
@@ -113,6 +145,36 @@ export class Keyhold implements RequestHandler {
     return new KeyholdClient(this, options, this.container.get<Clock>(Clock));
   }
 
+  /** The webhook signing key's id and public key, as `/public/v1/discovery/webhooks/jwks` lists it. */
+  get webhookKey(): { keyId: string; publicKey: Uint8Array } {
+    const { keyId, publicKey } = this.container.get<WebhookSigningKey>(WebhookKey);
+    return { keyId, publicKey };
+  }
+
+  /** The webhook dispatcher, or undefined when the store keeps no outbox. */
+  private get dispatcher(): WebhookDispatcher | undefined {
+    return this.container.get<WebhookDispatcher | undefined>(ServerTokens.WebhookDispatcher);
+  }
+
+  /**
+   * One delivery pass: sends the webhook deliveries that are due and records each outcome.
+   * @example
+   * await client.createWallet({ ... });
+   * await keyhold.deliverWebhooks(); // { claimed: 1, delivered: 1, retried: 0, failed: 0, errors: 0 }
+   */
+  deliverWebhooks(): Promise<DispatchSummary> {
+    const dispatcher = this.dispatcher;
+    if (!dispatcher) {
+      return Promise.resolve({ claimed: 0, delivered: 0, retried: 0, failed: 0, errors: 0 });
+    }
+    return dispatcher.runOnce();
+  }
+
+  /** Delivers webhooks every `intervalMs` (default 1 s) until `close()`. */
+  startWebhookDelivery(intervalMs = 1_000): void {
+    this.dispatcher?.start(intervalMs);
+  }
+
   /** Marks the instance as draining: `/ready` answers 503 from now on. */
   beginDrain(): void {
     this.container.get<KeyholdRequestHandler>(ServerTokens.RequestHandler).draining = true;
@@ -124,6 +186,7 @@ export class Keyhold implements RequestHandler {
    */
   async close(): Promise<void> {
     this.beginDrain();
+    await this.dispatcher?.stop(); // the run in flight finishes before the store closes
     const vault = this.container.get<KeyVault & { close?: () => Promise<void> }>(KeyVault);
     const limiter = this.container.get<RateLimiter>(RateLimiter, { optional: true });
     try {
@@ -152,6 +215,9 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   container.load(
     foundationModule(
       options.signerKey ? signerKeyFrom(options.signerKey) : deriveSignerKey(masterKey),
+      options.webhooks?.signingKey
+        ? webhookSigningKey(options.webhooks.signingKey)
+        : deriveWebhookKey(masterKey),
     ),
     memoryStoreModule(),
     softwareVaultModule(masterKey),
@@ -172,6 +238,13 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;
   if (options.consensusExpiryMs !== undefined)
     serviceOptions.consensusExpiryMs = options.consensusExpiryMs;
+  if (options.webhooks?.allowInsecureUrls) serviceOptions.allowInsecureWebhookUrls = true;
+  constant<WebhookSettings>(ServerTokens.WebhookSettings, {
+    brand: options.brand ?? 'Keyhold',
+    allowInsecureUrls: options.webhooks?.allowInsecureUrls ?? false,
+    ...(options.webhooks?.schedule ? { schedule: options.webhooks.schedule } : {}),
+  });
+  constant(WebhookTransport, options.webhooks?.transport);
   constant(ServerTokens.ActivityServiceOptions, serviceOptions);
   constant(RateLimiter, options.rateLimiter);
   constant<RateLimitSettings>(ServerTokens.RateLimitSettings, {

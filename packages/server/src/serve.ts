@@ -30,6 +30,8 @@ export interface ServeOptions extends KeyholdOptions {
   keyhold?: Keyhold;
   /** The HTTP adapter: `@keyhold/http-express` (default) or `@keyhold/http-koa`. */
   http?: HttpAdapterKind;
+  /** How often due webhook deliveries are sent, in ms; 0 sends none. Default 1000. */
+  webhookIntervalMs?: number;
 }
 
 export interface RunningServer {
@@ -108,6 +110,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     });
   });
   server.keepAliveTimeout = 5_000;
+  const webhookIntervalMs = options.webhookIntervalMs ?? 1_000;
+  if (webhookIntervalMs > 0) keyhold.startWebhookDelivery(webhookIntervalMs);
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {

@@ -189,6 +189,8 @@ export async function runServeCommand(args: string[]): Promise<number> {
     bootstrapOrganizationName: values['bootstrap-org-name'],
     ...(rateLimiter ? { rateLimiter } : {}),
     brand: values.brand,
+    // Development delivers to http://localhost and http://127.0.0.1; production refuses both.
+    webhooks: { allowInsecureUrls: values.env === 'development' },
   });
   // Handlers first, then the listening line: a supervisor may signal as soon as it reads it.
   const stopped = new Promise<void>((resolve) => {
