@@ -1,5 +1,11 @@
+import { execFileSync } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { signWebhookDelivery, verifyWebhookSignature, webhookSigningKey } from '@keyhold/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpWebhookTransport, PRIVATE_ADDRESS_ERROR } from './http-webhook-transport.js';
@@ -216,5 +222,205 @@ describe('HttpWebhookTransport URL and DNS checks', () => {
 
   it('validates its options', () => {
     expect(() => new HttpWebhookTransport({ timeoutMs: 0 })).toThrow(RangeError);
+  });
+});
+
+/**
+ * Every client socket created while `run` runs (fetch's and node:http's alike), with the
+ * addresses its `lookup` handed it. A socket handed a non-loopback address is destroyed before
+ * it connects, so these tests never send a packet off the machine.
+ */
+async function watchSockets<T>(run: () => Promise<T>): Promise<{ result: T; handed: string[] }> {
+  const handed: string[] = [];
+  const onSocket = (message: unknown) => {
+    const { socket } = message as { socket: Socket };
+    socket.on('lookup', (error: Error | null, address: string | undefined) => {
+      if (error !== null || address === undefined) return;
+      handed.push(address);
+      if (address !== '127.0.0.1' && address !== '::1') socket.destroy();
+    });
+  };
+  subscribe('net.client.socket', onSocket);
+  try {
+    return { result: await run(), handed };
+  } finally {
+    unsubscribe('net.client.socket', onSocket);
+  }
+}
+
+describe('HttpWebhookTransport connects only to the addresses it checked', () => {
+  let receiver: Awaited<ReturnType<typeof listen>>;
+  let port: number;
+
+  beforeAll(async () => {
+    receiver = await listen((_req, res) => res.writeHead(204).end());
+    port = Number(new URL(receiver.base).port);
+  });
+  afterAll(() => close(receiver.server));
+
+  it('DNS rebinding: public on the first answer, 127.0.0.1 on the second — never reaches 127.0.0.1', async () => {
+    // `localhost` also resolves to 127.0.0.1 through the system resolver, so an implementation
+    // that checks with the injected lookup and then resolves again to connect (fetch) reaches
+    // the receiver; the transport must resolve once and connect to what it checked.
+    const answers: string[] = [];
+    const rebinding = new HttpWebhookTransport({
+      allowHttp: true,
+      timeoutMs: 1_000,
+      lookup: async () => {
+        const address = answers.length === 0 ? '93.184.216.34' : '127.0.0.1';
+        answers.push(address);
+        return [{ address }];
+      },
+    });
+    const url = `http://localhost:${port}/rebind?token=s3cret`;
+    const first = await watchSockets(() => rebinding.send({ url, headers, body }));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(receiver.seen).toHaveLength(0); // nothing reached 127.0.0.1
+    expect(answers).toEqual(['93.184.216.34']); // one resolution per attempt
+    expect(first.handed).toEqual(['93.184.216.34']); // the socket got exactly the checked address
+    expect(first.result).toEqual({ error: expect.stringMatching(/^(network error|timeout)/) });
+    expect(JSON.stringify(first.result)).not.toContain('s3cret');
+    // The next attempt resolves afresh; the private answer is refused before any connect.
+    const second = await watchSockets(() => rebinding.send({ url, headers, body }));
+    expect(second.result).toEqual({ error: PRIVATE_ADDRESS_ERROR });
+    expect(answers).toEqual(['93.184.216.34', '127.0.0.1']);
+    expect(second.handed).toEqual([]);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(receiver.seen).toHaveLength(0);
+  });
+
+  it('refuses a name resolving to a mix of public and private addresses, before connecting', async () => {
+    for (const mix of [
+      ['93.184.216.34', '127.0.0.1'],
+      ['127.0.0.1', '93.184.216.34'],
+      ['2606:4700:4700::1111', '::1'],
+      ['93.184.216.34', '::ffff:127.0.0.1'],
+    ]) {
+      const mixed = new HttpWebhookTransport({
+        allowHttp: true,
+        lookup: async () => mix.map((address) => ({ address })),
+      });
+      const { result, handed } = await watchSockets(() =>
+        mixed.send({ url: `http://localhost:${port}/mixed`, headers, body }),
+      );
+      expect(result).toEqual({ error: PRIVATE_ADDRESS_ERROR });
+      expect(handed).toEqual([]);
+    }
+    expect(receiver.seen).toHaveLength(0);
+  });
+
+  it('connects through the injected lookup (a name the system resolver does not know)', async () => {
+    const names: string[] = [];
+    const dev = new HttpWebhookTransport({
+      allowPrivateAddresses: true,
+      lookup: async (host) => {
+        names.push(host);
+        return [{ address: '127.0.0.1' }];
+      },
+    });
+    const { result, handed } = await watchSockets(() =>
+      dev.send({ url: `http://hook.invalid:${port}/dev`, headers, body }),
+    );
+    expect(result).toEqual({ status: 204 });
+    expect(names).toEqual(['hook.invalid']);
+    expect(handed).toEqual(['127.0.0.1']);
+    expect(receiver.seen.map((s) => s.url)).toEqual(['/dev']);
+    expect(receiver.seen[0]!.headers.host).toBe(`hook.invalid:${port}`);
+  });
+
+  it('reports a lookup answer that is not an IP address as unresolved', async () => {
+    const odd = new HttpWebhookTransport({
+      allowPrivateAddresses: true,
+      lookup: async () => [{ address: 'not-an-ip' }],
+    });
+    expect(await odd.send({ url: `http://hook.invalid:${port}/`, headers, body })).toEqual({
+      error: 'endpoint host did not resolve',
+    });
+    const throwing = new HttpWebhookTransport({
+      allowPrivateAddresses: true,
+      lookup: () => {
+        throw new Error('sync failure');
+      },
+    });
+    expect(await throwing.send({ url: `http://hook.invalid:${port}/`, headers, body })).toEqual({
+      error: 'endpoint host did not resolve',
+    });
+  });
+});
+
+function haveOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(!haveOpenssl())('HttpWebhookTransport over https (self-signed hook.test)', () => {
+  const servernames: (string | undefined)[] = [];
+  const requests: string[] = [];
+  let server: ReturnType<typeof createHttpsServer>;
+  let port: number;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'keyhold-webhook-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'],
+        ...['-nodes', '-days', '1', '-subj', '/CN=hook.test'],
+        ...['-addext', 'subjectAltName=DNS:hook.test'],
+        ...['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')],
+      ],
+      { stdio: 'ignore' },
+    );
+    server = createHttpsServer(
+      { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+      (req, res) => {
+        requests.push(req.url!);
+        res.writeHead(204).end();
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends SNI = the hostname (not the checked IP) and verifies the certificate', async () => {
+    // The client refuses the certificate, so the server sees a TLS client error on a socket
+    // that carries the SNI of the ClientHello.
+    const seenSni = new Promise<void>((resolve) => {
+      server.once('tlsClientError', (_error, socket) => {
+        servernames.push((socket as unknown as { servername?: string }).servername);
+        resolve();
+      });
+    });
+    const dev = new HttpWebhookTransport({
+      allowPrivateAddresses: true,
+      lookup: async () => [{ address: '127.0.0.1' }],
+    });
+    // Not in the trust store: the self-signed certificate is refused (verification is on).
+    expect(await dev.send({ url: `https://hook.test:${port}/tls`, headers, body })).toEqual({
+      error: 'network error: DEPTH_ZERO_SELF_SIGNED_CERT',
+    });
+    await seenSni;
+    expect(servernames).toEqual(['hook.test']);
+    expect(requests).toEqual([]);
+  });
+
+  it('refuses a private answer for an https host before any TLS handshake', async () => {
+    const prod = new HttpWebhookTransport({ lookup: async () => [{ address: '127.0.0.1' }] });
+    const { result, handed } = await watchSockets(() =>
+      prod.send({ url: `https://hook.test:${port}/tls`, headers, body }),
+    );
+    expect(result).toEqual({ error: PRIVATE_ADDRESS_ERROR });
+    expect(handed).toEqual([]);
+    expect(requests).toEqual([]);
   });
 });

@@ -1,19 +1,22 @@
 /**
- * The WebhookTransport over HTTP(S) with Node's global fetch: one POST per attempt, redirects
- * never followed (a 3xx comes back as its status), a hard timeout covering DNS and the
- * response headers, and — unless `allowPrivateAddresses` (development) — only endpoints whose
- * every resolved address is public (see `nonPublicRange`). It never rejects and never puts the
- * URL (which may carry a secret token) or a response body into its error strings.
+ * The WebhookTransport over HTTP(S) with `node:http` / `node:https`: one POST per attempt,
+ * redirects never followed (a 3xx comes back as its status), a hard timeout covering DNS,
+ * connect and the response headers, and — unless `allowPrivateAddresses` (development) — only
+ * endpoints whose every resolved address is public (see `nonPublicRange`). It never rejects
+ * and never puts the URL (which may carry a secret token) or a response body into its error
+ * strings.
  *
- * Known gap: the address check resolves the host, then fetch resolves it again to connect, so
- * a hostile DNS server could answer differently the second time (DNS rebinding). Closing it
- * needs connect-time checking (an undici dispatcher with a checked `lookup`, or an egress
- * proxy such as smokescreen); run dispatchers on a network that cannot reach internal services
- * as well.
+ * DNS rebinding is closed by resolving the host exactly once, at connect time: the request's
+ * `lookup` (the `net.connect` option) resolves all addresses, refuses the connection if any is
+ * not public, and hands the socket the addresses it checked — there is no second resolution
+ * a hostile DNS server could answer differently. IP-literal hosts are checked without DNS
+ * (`net.connect` does not look them up).
  * @module
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import type { WebhookRequest, WebhookResponse, WebhookTransport } from '@keyhold/webhooks';
 import { nonPublicRange } from './address-classifier.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -31,32 +34,28 @@ export interface HttpWebhookTransportOptions {
   readonly allowPrivateAddresses?: boolean;
   /** Allow `http:` URLs; default = `allowPrivateAddresses` (https only in production). */
   readonly allowHttp?: boolean;
-  /** Default: `node:dns` lookup of all addresses. */
+  /**
+   * Default: `node:dns` lookup of all addresses. Called once per attempt, at connect time; the
+   * connection goes only to the addresses it returned (after they passed the check).
+   */
   readonly lookup?: WebhookHostLookup;
 }
 
 /** The error returned for an endpoint that resolves to a non-public address. */
 export const PRIVATE_ADDRESS_ERROR = 'endpoint resolves to a private address';
 
+const UNRESOLVED_ERROR = 'endpoint host did not resolve';
+
 const defaultLookup: WebhookHostLookup = (hostname) =>
   dnsLookup(hostname, { all: true, verbatim: true });
 
-class Timeout extends Error {}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Timeout()), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
+/** A refusal decided by the transport itself (its message is the `{error}` returned). */
+class Refused extends Error {}
 
 function networkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: unknown } } | null)?.cause;
-  const code = typeof cause?.code === 'string' ? cause.code : undefined;
-  return code !== undefined && /^[A-Z0-9_]{2,40}$/.test(code)
+  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
+  const code = typeof e?.code === 'string' ? e.code : e?.cause?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{2,40}$/.test(code)
     ? `network error: ${code}`
     : 'network error';
 }
@@ -90,65 +89,117 @@ export class HttpWebhookTransport implements WebhookTransport {
    * @example
    * await new HttpWebhookTransport().send({ url: 'https://hooks.example.com/x', headers, body });
    */
-  async send(request: WebhookRequest): Promise<WebhookResponse> {
-    const started = Date.now();
+  send(request: WebhookRequest): Promise<WebhookResponse> {
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      return { error: 'invalid endpoint URL' };
+      return Promise.resolve({ error: 'invalid endpoint URL' });
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.#allowHttp)) {
-      return { error: 'endpoint URL must use https' };
+      return Promise.resolve({ error: 'endpoint URL must use https' });
     }
     if (url.username !== '' || url.password !== '') {
-      return { error: 'endpoint URL must not contain credentials' };
+      return Promise.resolve({ error: 'endpoint URL must not contain credentials' });
     }
-    if (!this.#allowPrivate) {
-      const refused = await this.#checkHost(url.hostname);
-      if (refused !== undefined) return { error: refused };
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    // An IP literal is connected to as is (no lookup): check it here.
+    if (isIP(host) !== 0 && !this.#allowPrivate && nonPublicRange(host) !== undefined) {
+      return Promise.resolve({ error: PRIVATE_ADDRESS_ERROR });
     }
-    const remaining = this.#timeoutMs - (Date.now() - started);
-    if (remaining <= 0) return { error: `timeout after ${this.#timeoutMs} ms` };
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(remaining),
-      });
-      const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-      // The body is never read: release the connection.
-      await response.body?.cancel().catch(() => {});
-      return retryAfterMs === undefined
-        ? { status: response.status }
-        : { status: response.status, retryAfterMs };
-    } catch (error) {
-      const name = (error as { name?: unknown } | null)?.name;
-      if (name === 'TimeoutError' || name === 'AbortError') {
-        return { error: `timeout after ${this.#timeoutMs} ms` };
-      }
-      return { error: networkError(error) };
-    }
+    return this.#post(url, request);
   }
 
-  async #checkHost(hostname: string): Promise<string | undefined> {
-    const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname;
-    let addresses: readonly string[];
-    if (isIP(host) !== 0) {
-      addresses = [host];
-    } else {
+  #post(url: URL, request: WebhookRequest): Promise<WebhookResponse> {
+    return new Promise<WebhookResponse>((resolve) => {
+      let settled = false;
+      let req: ClientRequest | undefined;
+      const finish = (response: WebhookResponse) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(response);
+        // Release the connection; the response body (if any) is discarded unread.
+        req?.destroy();
+      };
+      const timer = setTimeout(
+        () => finish({ error: `timeout after ${this.#timeoutMs} ms` }),
+        this.#timeoutMs,
+      );
+      const onResponse = (res: IncomingMessage) => {
+        res.on('error', () => {});
+        const header = res.headers['retry-after'];
+        const retryAfterMs = parseRetryAfter(Array.isArray(header) ? header[0] : header);
+        const status = res.statusCode ?? 0;
+        finish(retryAfterMs === undefined ? { status } : { status, retryAfterMs });
+      };
       try {
-        addresses = (await withTimeout(this.#lookup(host), this.#timeoutMs)).map((a) => a.address);
+        const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+        req = send(
+          url,
+          {
+            method: 'POST',
+            headers: { ...request.headers },
+            lookup: this.#checkedLookup(),
+            // A fresh connection per attempt (default TLS options: certificates verified, SNI =
+            // the URL's hostname): never a pooled socket another transport connected.
+            agent: false,
+          },
+          onResponse,
+        );
       } catch (error) {
-        if (error instanceof Timeout) return `timeout after ${this.#timeoutMs} ms`;
-        return 'endpoint host did not resolve';
+        finish({ error: networkError(error) });
+        return;
       }
-      if (addresses.length === 0) return 'endpoint host did not resolve';
-    }
-    return addresses.some((a) => nonPublicRange(a) !== undefined)
-      ? PRIVATE_ADDRESS_ERROR
-      : undefined;
+      req.on('error', (error) => {
+        finish({ error: error instanceof Refused ? error.message : networkError(error) });
+      });
+      req.end(request.body, 'utf8');
+    });
+  }
+
+  /**
+   * The `lookup` handed to `net.connect`: one resolution, every address checked, and exactly
+   * the checked addresses handed back, so the socket connects only where the check looked.
+   */
+  #checkedLookup(): LookupFunction {
+    return (hostname, options, callback) => {
+      const answer = (error: Error | null, addresses: { address: string; family: number }[]) => {
+        if (error !== null) {
+          (callback as (e: Error) => void)(error);
+        } else if (options.all) {
+          (callback as (e: null, a: typeof addresses) => void)(null, addresses);
+        } else {
+          const [first] = addresses as [{ address: string; family: number }];
+          callback(null, first.address, first.family);
+        }
+      };
+      Promise.resolve()
+        .then(() => this.#lookup(hostname))
+        .then(
+          (resolved) => {
+            const addresses = resolved.map(({ address }) => ({ address, family: isIP(address) }));
+            if (addresses.length === 0 || addresses.some((a) => a.family === 0)) {
+              answer(new Refused(UNRESOLVED_ERROR), []);
+            } else if (
+              !this.#allowPrivate &&
+              addresses.some((a) => nonPublicRange(a.address) !== undefined)
+            ) {
+              answer(new Refused(PRIVATE_ADDRESS_ERROR), []);
+            } else {
+              // net.connect asks for a family only when told to (we never do); honour it anyway.
+              const f = options.family;
+              const family = f === 'IPv4' ? 4 : f === 'IPv6' ? 6 : f;
+              const wanted =
+                family === 4 || family === 6
+                  ? addresses.filter((a) => a.family === family)
+                  : addresses;
+              if (wanted.length === 0) answer(new Refused(UNRESOLVED_ERROR), []);
+              else answer(null, wanted);
+            }
+          },
+          () => answer(new Refused(UNRESOLVED_ERROR), []),
+        );
+    };
   }
 }
