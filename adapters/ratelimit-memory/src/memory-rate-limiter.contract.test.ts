@@ -10,6 +10,7 @@ import {
 } from '@keyhold/activities';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
+import { ruleAndSteps } from '../../../packages/activities/src/rate-limit/__fixtures__/rate-limit-steps.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 
 function manualTarget(maxKeys?: number): RateLimiterContractTarget {
@@ -29,35 +30,10 @@ describe('RateLimiter contract: MemoryRateLimiter', () => {
   for (const check of rateLimiterContract(target)) it(check.name, check.run);
 });
 
-/** A rule and a sequence of takes on a few keys, with waits around the emission interval. */
-const ruleAndSteps = fc
-  .record({
-    limit: fc.integer({ min: 1, max: 20 }),
-    periodMs: fc.integer({ min: 1, max: 5000 }),
-    burst: fc.integer({ min: 1, max: 20 }),
-  })
-  .chain((rule) =>
-    fc.tuple(
-      fc.constant(rule),
-      fc.array(
-        fc.record<RateLimitStep>({
-          advanceMs: fc.oneof(
-            fc.constant(0),
-            fc.integer({ min: 0, max: Math.ceil((2 * rule.periodMs) / rule.limit) }),
-            fc.integer({ min: 0, max: 2 * rule.periodMs }),
-          ),
-          key: fc.integer({ min: 0, max: 2 }),
-          cost: fc.integer({ min: 1, max: rule.burst }),
-        }),
-        { minLength: 1, maxLength: 60 },
-      ),
-    ),
-  );
-
 describe('MemoryRateLimiter agrees with the GCRA model', () => {
   it('on random rules and sequences', async () => {
     await fc.assert(
-      fc.asyncProperty(ruleAndSteps, ([rule, steps]) =>
+      fc.asyncProperty(ruleAndSteps(60), ([rule, steps]) =>
         replayAgainstModel(manualTarget(), rule, steps),
       ),
       { numRuns: 200 },

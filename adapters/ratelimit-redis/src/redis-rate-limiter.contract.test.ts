@@ -6,12 +6,12 @@
  */
 import {
   type RateLimiterContractTarget,
-  type RateLimitStep,
   rateLimiterContract,
   replayAgainstModel,
 } from '@keyhold/activities';
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
+import { ruleAndSteps } from '../../../packages/activities/src/rate-limit/__fixtures__/rate-limit-steps.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { deleteKeys, redisReachable, TEST_REDIS_URL, testKeyPrefix } from './testing/test-redis.js';
 
@@ -44,35 +44,13 @@ describe.skipIf(!withRedis)('RateLimiter contract: RedisRateLimiter', () => {
   if (target) for (const check of rateLimiterContract(target)) it(check.name, check.run);
 });
 
-const ruleAndSteps = fc
-  .record({
-    limit: fc.integer({ min: 1, max: 20 }),
-    periodMs: fc.integer({ min: 1, max: 5000 }),
-    burst: fc.integer({ min: 1, max: 20 }),
-  })
-  .chain((rule) =>
-    fc.tuple(
-      fc.constant(rule),
-      fc.array(
-        fc.record<RateLimitStep>({
-          advanceMs: fc.oneof(
-            fc.constant(0),
-            fc.integer({ min: 0, max: Math.ceil((2 * rule.periodMs) / rule.limit) }),
-            fc.integer({ min: 0, max: 2 * rule.periodMs }),
-          ),
-          key: fc.integer({ min: 0, max: 2 }),
-          cost: fc.integer({ min: 1, max: rule.burst }),
-        }),
-        { minLength: 1, maxLength: 40 },
-      ),
-    ),
-  );
-
 describe.skipIf(!withRedis)('RedisRateLimiter agrees with the GCRA model', () => {
   it('on random rules and sequences (the Lua script rounds as the model does)', async () => {
     const target = manualTarget();
     await fc.assert(
-      fc.asyncProperty(ruleAndSteps, ([rule, steps]) => replayAgainstModel(target, rule, steps)),
+      fc.asyncProperty(ruleAndSteps(40), ([rule, steps]) =>
+        replayAgainstModel(target, rule, steps),
+      ),
       { numRuns: 60 },
     );
   });

@@ -5,6 +5,8 @@
  * any test runner, or a third-party adapter, can run it.
  * @module
  */
+
+import { seededRandom } from '@keyhold/webhooks';
 import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../ports/rate-limiter.js';
 import { type GcraState, gcra } from './gcra.js';
 
@@ -107,18 +109,6 @@ export async function replayAgainstModel(
     const actual = await target.limiter.take(key(`k${step.key}`), rule, step.cost);
     expectDecision(actual, expected.decision, `step ${i} ${JSON.stringify(step)}`);
   }
-}
-
-/** A small deterministic PRNG (mulberry32), so the long-sequence check replays identically. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /**
@@ -254,7 +244,7 @@ export function rateLimiterContract(target: RateLimiterContractTarget): RateLimi
     }),
 
     check('agrees with the GCRA model over a long mixed sequence', async () => {
-      const random = mulberry32(0x6b6579);
+      const random = seededRandom(0x6b6579);
       const rule = { limit: 7, periodMs: 3000, burst: 4 };
       const steps: RateLimitStep[] = Array.from({ length: 300 }, () => ({
         advanceMs: random() < 0.5 ? 0 : Math.floor(random() * 1500),

@@ -1,0 +1,33 @@
+/**
+ * Test support shared by the RateLimiter adapters' property tests: a rule and a sequence of
+ * takes on a few keys, with waits around the emission interval (where GCRA's edges are).
+ */
+import fc from 'fast-check';
+import type { RateLimitRule } from '../../ports/rate-limiter.js';
+import type { RateLimitStep } from '../rate-limiter-contract.js';
+
+/** A rule and up to `maxSteps` takes against it. */
+export const ruleAndSteps = (maxSteps: number): fc.Arbitrary<[RateLimitRule, RateLimitStep[]]> =>
+  fc
+    .record({
+      limit: fc.integer({ min: 1, max: 20 }),
+      periodMs: fc.integer({ min: 1, max: 5000 }),
+      burst: fc.integer({ min: 1, max: 20 }),
+    })
+    .chain((rule) =>
+      fc.tuple(
+        fc.constant(rule),
+        fc.array(
+          fc.record<RateLimitStep>({
+            advanceMs: fc.oneof(
+              fc.constant(0),
+              fc.integer({ min: 0, max: Math.ceil((2 * rule.periodMs) / rule.limit) }),
+              fc.integer({ min: 0, max: 2 * rule.periodMs }),
+            ),
+            key: fc.integer({ min: 0, max: 2 }),
+            cost: fc.integer({ min: 1, max: rule.burst }),
+          }),
+          { minLength: 1, maxLength: maxSteps },
+        ),
+      ),
+    );
