@@ -233,7 +233,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       (a) => a.walletAccountId,
     );
   };
-  return {
+  const tx: StoreTransaction = {
     organizations: {
       async get(id) {
         const r = s.organizations.get(id);
@@ -252,6 +252,46 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         );
         orgs.sort((a, b) => a.createdAt - b.createdAt);
         return orgs[0] && clone(orgs[0]);
+      },
+      async listChildren(parent) {
+        return [...s.organizations.values()]
+          .filter((o) => o.parentOrganizationId === parent)
+          .sort(
+            (a, b) =>
+              a.createdAt - b.createdAt ||
+              (a.organizationId < b.organizationId
+                ? -1
+                : a.organizationId > b.organizationId
+                  ? 1
+                  : 0),
+          )
+          .map(clone);
+      },
+      async delete(org) {
+        if (!s.organizations.has(org)) return;
+        for (const a of await tx.walletAccounts.list(org)) deleteAccount(org, a.walletAccountId);
+        for (const w of await tx.wallets.list(org)) await tx.wallets.delete(org, w.walletId);
+        for (const p of await tx.privateKeys.list(org)) {
+          await tx.privateKeys.delete(org, p.privateKeyId);
+        }
+        for (const key of await tx.apiKeys.listByOrganization(org)) {
+          await tx.apiKeys.delete(org, key.apiKeyId);
+        }
+        for (const u of await tx.users.list(org)) await tx.users.delete(org, u.userId);
+        for (const r of await tx.policies.list(org)) await tx.policies.delete(org, r.policyId);
+        for (const r of await tx.userTags.list(org)) await tx.userTags.delete(org, r.tagId);
+        for (const r of await tx.privateKeyTags.list(org)) {
+          await tx.privateKeyTags.delete(org, r.tagId);
+        }
+        for (const e of await tx.webhookEndpoints.list(org)) {
+          await tx.webhookEndpoints.delete(org, e.endpointId);
+        }
+        for (const [id, row] of [...s.deliveries]) {
+          if (row.status === 'PENDING' && row.delivery.organizationId === org) {
+            j.delete(s.deliveries, id);
+          }
+        }
+        j.delete(s.organizations, org);
       },
     },
     users: {
@@ -586,6 +626,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
     },
   };
+  return tx;
 }
 
 /**

@@ -592,6 +592,35 @@ function transactionOver(db: SqlClient): StoreTransaction {
           [name],
           organizationOf,
         ),
+      listChildren: (parent) =>
+        many(
+          `SELECT * FROM organizations WHERE parent_organization_id = $1
+            ORDER BY created_at, organization_id`,
+          [parent],
+          organizationOf,
+        ),
+      async delete(id) {
+        // No foreign keys tie these tables together: every table is cleared by organization.
+        // Activities and policy evaluations stay (the audit trail).
+        for (const table of [
+          'wallet_accounts',
+          'wallets',
+          'private_keys',
+          'api_keys',
+          'users',
+          'policies',
+          'user_tags',
+          'private_key_tags',
+          'webhook_endpoints',
+        ]) {
+          await db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
+        }
+        await db.query(
+          `DELETE FROM webhook_deliveries WHERE organization_id = $1 AND status = 'PENDING'`,
+          [id],
+        );
+        await db.query('DELETE FROM organizations WHERE organization_id = $1', [id]);
+      },
     },
     users: {
       get: (org, id) =>

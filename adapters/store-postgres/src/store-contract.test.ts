@@ -1026,6 +1026,101 @@ describe.each(targets)('Store contract: $name', (target) => {
       expect(await tx((t) => t.webhookEndpoints.list(other))).toEqual([elsewhere]);
     });
 
+    it('organizations: listChildren by createdAt then id; delete removes everything in one organization only', async () => {
+      await drain();
+      const parent = organization();
+      const [late, tiedA, tiedB] = [
+        organization({ parentOrganizationId: parent.organizationId, createdAt: 30 }),
+        organization({ parentOrganizationId: parent.organizationId, createdAt: 10 }),
+        organization({ parentOrganizationId: parent.organizationId, createdAt: 10 }),
+      ];
+      const keep = organization({ parentOrganizationId: parent.organizationId, createdAt: 20 });
+      const tied = [tiedA, tiedB].sort((a, b) => (a.organizationId < b.organizationId ? -1 : 1));
+      const all = [parent, late, tiedA, tiedB, keep];
+      const sub = late.organizationId;
+      const u = user(sub);
+      const w = wallet(sub);
+      const endpoint = webhookEndpoint(sub);
+      const pending = webhookDelivery(sub, endpoint.endpointId);
+      const act = activity(sub);
+      // The same ids in another organization stay.
+      const ku = user(keep.organizationId, { userId: u.userId });
+      const kk = apiKey(keep.organizationId, u.userId);
+      await tx(async (t) => {
+        for (const o of all) await t.organizations.insert(o);
+        await t.users.insert(u);
+        await t.apiKeys.insert(apiKey(sub, u.userId, { publicKey: kk.publicKey }));
+        await t.wallets.insert(w);
+        await t.walletAccounts.insert(account(sub, w.walletId));
+        await t.privateKeys.insert(privateKey(sub));
+        await t.policies.insert(policy(sub));
+        await t.userTags.insert(tag(sub));
+        await t.privateKeyTags.insert(tag(sub));
+        await t.webhookEndpoints.insert(endpoint);
+        await t.webhookDeliveries.insert(pending);
+        await t.activities.insert(act);
+        await t.users.insert(ku);
+        await t.apiKeys.insert(kk);
+      });
+      expect(await tx((t) => t.organizations.listChildren(parent.organizationId))).toEqual([
+        ...tied,
+        keep,
+        late,
+      ]);
+      expect(await tx((t) => t.organizations.listChildren(sub))).toEqual([]);
+
+      const contents = (org: string) =>
+        tx(async (t) => ({
+          organization: await t.organizations.get(org),
+          users: await t.users.list(org),
+          apiKeys: await t.apiKeys.listByOrganization(org),
+          byPublicKey: await t.apiKeys.findByPublicKey(org, kk.publicKey),
+          wallets: await t.wallets.list(org),
+          accounts: await t.walletAccounts.list(org),
+          privateKeys: await t.privateKeys.list(org),
+          policies: await t.policies.list(org),
+          userTags: await t.userTags.list(org),
+          privateKeyTags: await t.privateKeyTags.list(org),
+          endpoints: await t.webhookEndpoints.list(org),
+        }));
+      const before = await contents(sub);
+      const kept = await contents(keep.organizationId);
+      // A rolled-back delete changes nothing.
+      await expect(
+        tx(async (t) => {
+          await t.organizations.delete(sub);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await contents(sub)).toEqual(before);
+
+      await tx((t) => t.organizations.delete(sub));
+      expect(await contents(sub)).toEqual({
+        organization: undefined,
+        users: [],
+        apiKeys: [],
+        byPublicKey: undefined,
+        wallets: [],
+        accounts: [],
+        privateKeys: [],
+        policies: [],
+        userTags: [],
+        privateKeyTags: [],
+        endpoints: [],
+      });
+      expect(await contents(keep.organizationId)).toEqual(kept);
+      // Its pending delivery is gone; its activity stays (the audit trail).
+      expect(await store.claimDue(2 ** 50, 100_000, 1)).toEqual([]);
+      expect(await tx((t) => t.activities.get(sub, act.id))).toEqual(act);
+      expect(
+        (await tx((t) => t.organizations.listChildren(parent.organizationId))).map(
+          (o) => o.organizationId,
+        ),
+      ).toEqual([...tied, keep].map((o) => o.organizationId));
+      // Deleting an absent organization is a no-op.
+      await tx((t) => t.organizations.delete(sub));
+    });
+
     it('outbox: claimDue returns due deliveries oldest first, up to the limit; not-yet-due ones wait', async () => {
       await drain();
       const org = fresh('org');

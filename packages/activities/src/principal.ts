@@ -40,3 +40,24 @@ export async function findPrincipal(
   if (!user) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
   return { organizationId: apiKey.organizationId, user, apiKey, stamp };
 }
+
+/**
+ * whoami aimed at a parent organization by a sub-organization's user: the one sub-organization
+ * of `organization` that holds the stamp's API key, or undefined when none does.
+ * @throws KeyholdError MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY when several do
+ */
+export async function findPrincipalInSubOrganizations(
+  tx: StoreTransaction,
+  organization: OrganizationRecord,
+  stamp: ApiKeyStamp,
+  now: number,
+): Promise<Principal | undefined> {
+  const holders: OrganizationRecord[] = [];
+  for (const child of await tx.organizations.listChildren(organization.organizationId)) {
+    if (await tx.apiKeys.findByPublicKey(child.organizationId, stamp.publicKey)) {
+      holders.push(child);
+    }
+  }
+  if (holders.length > 1) throw new KeyholdError('MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY');
+  return holders[0] && findPrincipal(tx, holders[0], stamp, now);
+}

@@ -62,6 +62,12 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('DELETE_API_KEYS', [1], 'CREDENTIAL', 'DELETE'),
   ...define('UPDATE_ROOT_QUORUM', [1], 'ORGANIZATION', 'UPDATE'),
   ...define('UPDATE_ORGANIZATION_NAME', [1], 'ORGANIZATION', 'UPDATE'),
+  // V1 (one root authenticator) and V3 (root private keys) are not served: the path refuses
+  // them with "activity type not supported". V2 answers under the unversioned result key.
+  ...define('CREATE_SUB_ORGANIZATION', [2, 4, 5, 6, 7, 8], 'ORGANIZATION', 'CREATE', (v) =>
+    v <= 2 ? 'createSubOrganizationResult' : `createSubOrganizationResultV${v}`,
+  ),
+  ...define('DELETE_SUB_ORGANIZATION', [1], 'ORGANIZATION', 'DELETE'),
   ...define('CREATE_WALLET', [1], 'WALLET', 'CREATE'),
   ...define('CREATE_WALLET_ACCOUNTS', [1], 'WALLET', 'CREATE'),
   ...define('UPDATE_WALLET', [1], 'WALLET', 'UPDATE'),

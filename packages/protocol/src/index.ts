@@ -10,7 +10,7 @@ export * from './keyhold-error.js';
 export * from './messages.js';
 export * from './request-handler.js';
 export { INTENT_SCHEMAS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
-export { QUERY_SCHEMAS } from './schemas/queries.js';
+export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export * from './status-code.js';
 export * from './validate.js';
 export * from './wire-types.js';

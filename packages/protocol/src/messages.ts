@@ -167,6 +167,12 @@ export const Messages = {
     'INVALID_QUORUM_THRESHOLD',
     'quorum threshold must be non-zero integer',
   ),
+  MISSING_WALLET_PARAMS: e(INVALID_ARGUMENT, 'MISSING_WALLET_PARAMS', 'missing wallet params'),
+  ROOT_USER_CREDENTIAL_NOT_SUPPORTED: e(
+    INVALID_ARGUMENT,
+    'UNSUPPORTED_CREDENTIAL',
+    'authenticators and OAuth providers are not supported yet: give root users API keys only',
+  ),
   QUORUM_USERS_MISSING: e(INVALID_ARGUMENT, 'QUORUM_USERS_MISSING', 'quorum users missing'),
   MAX_LONG_LIVED_API_KEYS: e(
     StatusCode.RESOURCE_EXHAUSTED,
@@ -225,6 +231,28 @@ export const Messages = {
     NOT_FOUND,
     'WEBHOOK_ENDPOINT_NOT_FOUND',
     'webhook endpoint not found',
+  ),
+
+  // Sub-organizations (CREATE_SUB_ORGANIZATION, DELETE_SUB_ORGANIZATION, whoami)
+  SUB_ORGANIZATION_NESTING: e(
+    StatusCode.FAILED_PRECONDITION,
+    'SUB_ORGANIZATION_NESTING',
+    'a sub-organization cannot create sub-organizations',
+  ),
+  NOT_A_SUB_ORGANIZATION: e(
+    StatusCode.FAILED_PRECONDITION,
+    'NOT_A_SUB_ORGANIZATION',
+    'organization is not a sub-organization: only sub-organizations can be deleted',
+  ),
+  SUB_ORGANIZATION_NOT_EXPORTED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'SUB_ORGANIZATION_NOT_EXPORTED',
+    'sub-organization holds wallets or private keys that have not been exported: export them first or set deleteWithoutExport to true',
+  ),
+  MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY: e(
+    INVALID_ARGUMENT,
+    'MULTIPLE_SUB_ORGANIZATIONS',
+    'more than one suborg associated with a public key',
   ),
 
   // Server

@@ -32,6 +32,7 @@ import {
 import { createPrivateKeysHandler } from './private-keys.js';
 import { signRawPayloadHandler, signRawPayloadsHandler } from './sign-raw-payload.js';
 import { signTransactionHandler } from './sign-transaction.js';
+import { createSubOrganizationHandler, deleteSubOrganizationHandler } from './sub-organizations.js';
 import {
   createPrivateKeyTagHandler,
   createUserTagHandler,
@@ -68,6 +69,8 @@ export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> = {
   DELETE_API_KEYS: deleteApiKeysHandler,
   UPDATE_ROOT_QUORUM: updateRootQuorumHandler,
   UPDATE_ORGANIZATION_NAME: updateOrganizationNameHandler,
+  CREATE_SUB_ORGANIZATION: createSubOrganizationHandler,
+  DELETE_SUB_ORGANIZATION: deleteSubOrganizationHandler,
   CREATE_WALLET: createWalletHandler,
   CREATE_WALLET_ACCOUNTS: createWalletAccountsHandler,
   UPDATE_WALLET: updateWalletHandler,

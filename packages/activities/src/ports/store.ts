@@ -42,6 +42,15 @@ export interface OrganizationRepository {
   update(record: OrganizationRecord): Promise<void>;
   /** The first organization created without a parent (bootstrap reuse). */
   findRootByName(name: string): Promise<OrganizationRecord | undefined>;
+  /** The sub-organizations of an organization, by `createdAt`, ties by organization id. */
+  listChildren(parentOrganizationId: string): Promise<OrganizationRecord[]>;
+  /**
+   * Removes the organization and every record in it: users, API keys, wallets, wallet
+   * accounts, private keys, policies, user and private-key tags, webhook endpoints and their
+   * PENDING deliveries. Its activities and policy evaluations stay (the audit trail; they are
+   * no longer reachable through the API). An absent organization is a no-op.
+   */
+  delete(organizationId: string): Promise<void>;
 }
 
 export interface UserRepository {

@@ -27,6 +27,7 @@ import {
   listUserTags,
 } from './policy-queries.js';
 import type { QueryHandler } from './query-handler.js';
+import { listSubOrganizations } from './sub-organization-queries.js';
 import { listWebhookEndpoints } from './webhook-queries.js';
 
 export type { QueryContext, QueryHandler } from './query-handler.js';
@@ -52,4 +53,5 @@ export const QUERY_HANDLERS: Readonly<Record<string, QueryHandler>> = {
   list_user_tags: listUserTags,
   list_private_key_tags: listPrivateKeyTags,
   list_webhook_endpoints: listWebhookEndpoints,
+  list_suborgs: listSubOrganizations,
 };

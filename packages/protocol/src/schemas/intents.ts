@@ -32,7 +32,9 @@ import {
   payloadEncoding,
   policyParamsV3,
   privateKeyParams,
+  rootUserParams,
   signWith,
+  subOrganizationWalletParams,
   updatePolicyParams,
   userParams,
 } from './shapes.js';
@@ -94,6 +96,43 @@ const webhookSubscription = obj(
 const webhookUrl = () =>
   withError(str({ minLength: 1, maxLength: 2048 }), 'INVALID_WEBHOOK_URL', 'INVALID_WEBHOOK_URL');
 
+/**
+ * CREATE_SUB_ORGANIZATION V2, V4–V8. The email/SMS/OTP switches, `verificationToken` and
+ * `clientSignature` are accepted and have no effect: Keyhold serves no email, SMS or OTP
+ * authentication.
+ */
+const createSubOrganizationIntent = (version: number) =>
+  obj(
+    {
+      subOrganizationName: name(),
+      rootUsers: nonEmpty(rootUserParams(version)),
+      rootQuorumThreshold: withError(
+        int({ minimum: 1 }),
+        'QUORUM_THRESHOLD_INVALID',
+        'QUORUM_THRESHOLD_INVALID',
+      ),
+      ...(version >= 4
+        ? {
+            wallet: withError(
+              subOrganizationWalletParams(MNEMONIC_LENGTHS),
+              'MISSING_WALLET_PARAMS',
+            ),
+            disableEmailRecovery: bool(),
+            disableEmailAuth: bool(),
+          }
+        : {}),
+      ...(version >= 7
+        ? {
+            disableSmsAuth: bool(),
+            disableOtpEmailAuth: bool(),
+            verificationToken: str(),
+            clientSignature: { type: 'object' },
+          }
+        : {}),
+    },
+    ['subOrganizationName', 'rootUsers', 'rootQuorumThreshold'],
+  );
+
 /** Parameters schema by activity type. */
 export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
   ACTIVITY_TYPE_CREATE_USERS: obj({ users: nonEmpty(userParams(1)) }, ['users']),
@@ -139,6 +178,13 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
     ['threshold', 'userIds'],
   ),
   ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME: obj({ organizationName: name() }, ['organizationName']),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2: createSubOrganizationIntent(2),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: createSubOrganizationIntent(4),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: createSubOrganizationIntent(5),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: createSubOrganizationIntent(6),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: createSubOrganizationIntent(7),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: createSubOrganizationIntent(8),
+  ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION: obj({ deleteWithoutExport: bool() }),
   ACTIVITY_TYPE_CREATE_WALLET: obj(
     {
       walletName: name(),

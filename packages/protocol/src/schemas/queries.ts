@@ -17,6 +17,18 @@ export const paginationOptions = obj({
 const q = (props: Record<string, Schema> = {}, required: string[] = []) =>
   obj({ organizationId: orgId, ...props }, ['organizationId', ...required]);
 
+/** `filterType` of list_suborgs (wire-compat §2.6). */
+export const SUB_ORG_FILTER_TYPES = [
+  'CREDENTIAL_ID',
+  'NAME',
+  'USERNAME',
+  'EMAIL',
+  'PHONE_NUMBER',
+  'OIDC_TOKEN',
+  'WALLET_ACCOUNT_ADDRESS',
+  'PUBLIC_KEY',
+] as const;
+
 /** Query request schemas by path name. */
 export const QUERY_SCHEMAS: Record<string, Schema> = {
   whoami: q(),
@@ -46,4 +58,9 @@ export const QUERY_SCHEMAS: Record<string, Schema> = {
   list_user_tags: q(),
   list_private_key_tags: q(),
   list_webhook_endpoints: q(),
+  list_suborgs: q({
+    filterType: enumOf(SUB_ORG_FILTER_TYPES),
+    filterValue: str({ maxLength: 8192 }),
+    paginationOptions,
+  }),
 };

@@ -141,3 +141,42 @@ export const updatePolicyParams = (version: 1 | 2): Schema => {
   if (version === 2) props.time = policyExpression();
   return obj(props, ['policyId']);
 };
+
+/** Credentials Keyhold cannot store yet: accepted only as empty arrays, refused with a message. */
+const unsupportedCredentials = () =>
+  withError(arr({ type: 'object' }, { maxItems: 0 }), 'ROOT_USER_CREDENTIAL_NOT_SUPPORTED');
+
+/**
+ * RootUser of CREATE_SUB_ORGANIZATION, by intent version: V2 and V4 take V1 API keys and
+ * authenticators; V5 adds oauthProviders; V6 API keys with curveType; V7 and V8 add
+ * userPhoneNumber. Authenticators and OAuth providers must be empty until they are supported.
+ */
+export const rootUserParams = (version: number): Schema => {
+  const props: Record<string, Schema> = {
+    userName: name(),
+    userEmail: email(),
+    apiKeys: arr(version >= 6 ? apiKeyParamsV2 : apiKeyParamsV1, { maxItems: 20 }),
+    authenticators: unsupportedCredentials(),
+  };
+  if (version >= 5) props.oauthProviders = unsupportedCredentials();
+  if (version >= 7) props.userPhoneNumber = str({ maxLength: 32 });
+  return obj(props, ['userName']);
+};
+
+/** WalletParams of CREATE_SUB_ORGANIZATION V4+: a name and at least one account. */
+export const subOrganizationWalletParams = (mnemonicLengths: readonly number[]): Schema =>
+  obj(
+    {
+      walletName: withError(name(), 'MISSING_WALLET_PARAMS', 'MISSING_WALLET_PARAMS'),
+      accounts: withError(
+        arr(accountParams, { minItems: 1 }),
+        'MISSING_WALLET_PARAMS',
+        'MISSING_WALLET_PARAMS',
+      ),
+      mnemonicLength: withError(
+        { type: 'integer', enum: [...mnemonicLengths] },
+        'INVALID_MNEMONIC_LENGTH',
+      ),
+    },
+    ['walletName', 'accounts'],
+  );

@@ -1,0 +1,76 @@
+/**
+ * list_suborgs (`getSubOrgIds`): the ids of an organization's sub-organizations, oldest
+ * first, optionally filtered, paged by organization id.
+ * @module
+ */
+import { KeyholdError } from '@keyhold/protocol';
+import type { StoreTransaction } from '../ports/store.js';
+import type { OrganizationRecord } from '../records.js';
+import { DEFAULT_PAGE_LIMIT } from './activity-queries.js';
+import type { QueryHandler } from './query-handler.js';
+
+type Filter = (tx: StoreTransaction, org: OrganizationRecord, value: string) => Promise<boolean>;
+
+const userMatches =
+  (pick: (u: { userName: string; userEmail?: string; userPhoneNumber?: string }) => unknown) =>
+  (normalize: (v: string) => string = (v) => v): Filter =>
+  async (tx, org, value) =>
+    (await tx.users.list(org.organizationId)).some((u) => {
+      const field = pick(u);
+      return typeof field === 'string' && normalize(field) === normalize(value);
+    });
+
+/**
+ * The filters by `filterType`. CREDENTIAL_ID and OIDC_TOKEN match nothing: Keyhold stores no
+ * authenticators or OAuth providers yet.
+ */
+const FILTERS: Record<string, Filter> = {
+  NAME: async (_tx, org, value) => org.name === value,
+  USERNAME: userMatches((u) => u.userName)(),
+  EMAIL: userMatches((u) => u.userEmail)((v) => v.toLowerCase()),
+  PHONE_NUMBER: userMatches((u) => u.userPhoneNumber)(),
+  PUBLIC_KEY: async (tx, org, value) =>
+    (await tx.apiKeys.findByPublicKey(
+      org.organizationId,
+      value.toLowerCase().replace(/^0x/, ''),
+    )) !== undefined,
+  WALLET_ACCOUNT_ADDRESS: async (tx, org, value) =>
+    (await tx.walletAccounts.findByAddress(org.organizationId, value)) !== undefined,
+  CREDENTIAL_ID: async () => false,
+  OIDC_TOKEN: async () => false,
+};
+
+export const listSubOrganizations: QueryHandler = async (
+  ctx,
+  body: {
+    filterType?: string;
+    filterValue?: string;
+    paginationOptions?: { limit?: string; before?: string; after?: string };
+  },
+) => {
+  let children = await ctx.tx.organizations.listChildren(ctx.organization.organizationId);
+  if (body.filterType !== undefined) {
+    const filter = FILTERS[body.filterType]!;
+    if (body.filterValue === undefined) {
+      throw new KeyholdError('BAD_REQUEST_BODY', { field: '/filterValue', reason: 'missing' });
+    }
+    const value = body.filterValue;
+    const kept: OrganizationRecord[] = [];
+    for (const child of children) if (await filter(ctx.tx, child, value)) kept.push(child);
+    children = kept;
+  }
+  let ids = children.map((c) => c.organizationId);
+  const page = body.paginationOptions ?? {};
+  const limit = page.limit ? Number(page.limit) : DEFAULT_PAGE_LIMIT;
+  if (page.after) {
+    const i = ids.indexOf(page.after.toLowerCase());
+    ids = i === -1 ? [] : ids.slice(i + 1);
+  }
+  if (page.before) {
+    const i = ids.indexOf(page.before.toLowerCase());
+    ids = i === -1 ? [] : ids.slice(0, i);
+    // `before` alone asks for the page just ahead of the cursor.
+    if (!page.after) return { organizationIds: ids.slice(Math.max(0, ids.length - limit)) };
+  }
+  return { organizationIds: ids.slice(0, limit) };
+};
