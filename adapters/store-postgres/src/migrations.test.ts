@@ -38,6 +38,7 @@ describe('loadMigrations', () => {
       [2, 'policies_and_tags'],
       [3, 'wallet_account_exported'],
       [4, 'webhooks'],
+      [5, 'sub_organization_index'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

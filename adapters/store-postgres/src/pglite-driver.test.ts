@@ -85,7 +85,13 @@ describe('PGlite data directory', () => {
     const db = await PGlite.create(dir);
     const rows = await db.query('SELECT version FROM keyhold_migrations');
     await db.close();
-    expect(rows.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(rows.rows).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+      { version: 4 },
+      { version: 5 },
+    ]);
   });
 
   it('keeps every committed transaction when the process is killed (SIGKILL)', async () => {
