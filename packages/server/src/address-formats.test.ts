@@ -5,7 +5,6 @@
  * on the embedded SQL store (PGlite), where addresses are looked up by the store.
  */
 
-import type { Store } from '@keyhold/activities';
 import {
   curvesForAddressFormat,
   defaultPathFor,
@@ -13,13 +12,12 @@ import {
   SUPPORTED_ADDRESS_FORMATS,
 } from '@keyhold/keys';
 import type { AddressFormat, Curve } from '@keyhold/protocol';
-import { createPgliteStore } from '@keyhold/store-postgres';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
+import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import type { RunningServer } from './serve.js';
 
@@ -56,25 +54,9 @@ function verifies(curve: Curve, publicKey: string, signed: { r: string; s: strin
   }
 }
 
-/** Closes what a store opened beside the server (the PGlite database). */
-const disposers: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const dispose of disposers) await dispose();
-});
+afterAll(closeStoreTargets);
 
-const STORES: [string, () => Promise<{ store?: Store }>][] = [
-  ['memory', async () => ({})],
-  [
-    'embedded PGlite',
-    async () => {
-      const pglite = await templatePglite();
-      disposers.push(() => pglite.close());
-      return { store: await createPgliteStore({ pglite }) };
-    },
-  ],
-];
-
-describe.each(STORES)('every address format on %s', (_, openStore) => {
+describe.each(STORE_TARGETS)('every address format on %s', (_, openStore) => {
   let server: RunningServer;
   let client: SdkClient;
   let walletId: string;

@@ -5,32 +5,15 @@
  * DELETE_SUB_ORGANIZATION needs an export or `deleteWithoutExport`, and afterwards the
  * sub-organization's key no longer authenticates. Run on memory and on embedded PGlite.
  */
-import type { Store } from '@keyhold/activities';
-import { createPgliteStore } from '@keyhold/store-postgres';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { type Hex, recoverAddress, serializeSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
+import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import { type SdkClient, sdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import type { RunningServer } from './serve.js';
 
-const disposers: (() => Promise<void>)[] = [];
-afterAll(async () => {
-  for (const dispose of disposers) await dispose();
-});
-
-const STORES: [string, () => Promise<{ store?: Store }>][] = [
-  ['memory', async () => ({})],
-  [
-    'embedded PGlite',
-    async () => {
-      const pglite = await templatePglite();
-      disposers.push(() => pglite.close());
-      return { store: await createPgliteStore({ pglite }) };
-    },
-  ],
-];
+afterAll(closeStoreTargets);
 
 const ETH_ACCOUNT = {
   curve: 'CURVE_SECP256K1',
@@ -73,7 +56,7 @@ async function errorOf(call: Promise<unknown>): Promise<Error> {
   throw new Error('expected the call to fail');
 }
 
-describe.each(STORES)('sub-organizations on %s', (_, openStore) => {
+describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
   let server: RunningServer;
   let parent: SdkClient;
   let parentOrgId: string;
