@@ -2,8 +2,8 @@
  * ACTIVITY_UPDATES events into the outbox. Each time an activity is stored with a new status
  * (created COMPLETED, FAILED or CONSENSUS_NEEDED; a vote making it COMPLETED, FAILED or
  * REJECTED), one event is enqueued in the same Store transaction: one delivery per active
- * endpoint of the activity's organization that has an active ACTIVITY_UPDATES subscription,
- * all sharing one event id. Endpoints are read after the activity's own effects, so an
+ * endpoint of the activity's organization (or of its parent) that has an active ACTIVITY_UPDATES
+ * subscription, all sharing one event id. Endpoints are read after the activity's own effects, so an
  * endpoint created or updated by the activity hears about it, and a deleted one does not.
  *
  * The body is the activity object itself, exactly as the API returns it (`canApprove` and
@@ -35,16 +35,28 @@ export function receivesActivityUpdates(endpoint: WebhookEndpointRecord): boolea
   );
 }
 
-/** Enqueues the ACTIVITY_UPDATES event of `record` as it is now; nothing without receivers. */
+/**
+ * Enqueues the ACTIVITY_UPDATES event of `record` as it is now; nothing without receivers.
+ * The receivers are the endpoints of the activity's organization and, for a sub-organization,
+ * of its parent (a parent hears about all its sub-organizations, as Turnkey's endpoints do).
+ * Each delivery belongs to its endpoint's organization — the `X-…-Organization-Id` it is sent
+ * with, and what deleting that endpoint or organization clears — while the body names the
+ * activity's own organization.
+ */
 export async function enqueueActivityUpdate(
   tx: StoreTransaction,
   ids: Ids,
   record: ActivityRecord,
   now: number,
 ): Promise<void> {
-  const endpoints = (await tx.webhookEndpoints.list(record.organizationId)).filter(
-    receivesActivityUpdates,
-  );
+  const organization = await tx.organizations.get(record.organizationId);
+  const owners = [record.organizationId];
+  // A deleted sub-organization (DELETE_SUB_ORGANIZATION) has no record left to name a parent.
+  if (organization?.parentOrganizationId) owners.push(organization.parentOrganizationId);
+  const endpoints: WebhookEndpointRecord[] = [];
+  for (const owner of owners) {
+    endpoints.push(...(await tx.webhookEndpoints.list(owner)).filter(receivesActivityUpdates));
+  }
   if (endpoints.length === 0) return;
   const body = activityEventBody(activityView(record));
   const eventId = ids.uuid();
@@ -52,7 +64,7 @@ export async function enqueueActivityUpdate(
     await tx.webhookDeliveries.insert({
       deliveryId: ids.uuid(),
       eventId,
-      organizationId: record.organizationId,
+      organizationId: endpoint.organizationId,
       endpointId: endpoint.endpointId,
       url: endpoint.url,
       eventType: ACTIVITY_UPDATES,

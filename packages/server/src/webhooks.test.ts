@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { retrySchedule, verifyWebhookSignature, webhookVerificationKeys } from '@keyhold/webhooks';
 import { verifyTurnkeyWebhookSignature } from '@turnkey/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import { type SdkClient, sdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import { generateApiKeyPair } from './api-key-signer.js';
 import type { RunningServer } from './serve.js';
 
 interface Received {
@@ -210,6 +211,75 @@ describe('webhooks with the default brand, delivered by the server loop', () => 
     const verified = verifyWebhookSignature({
       headers: delivery.headers as Record<string, string>,
       body: delivery.body,
+      verificationKeys: webhookVerificationKeys(await fetchJwks(server)),
+    });
+    expect(verified.ok).toBe(true);
+  });
+});
+
+describe('webhooks of a parent organization', () => {
+  let server: RunningServer;
+  let parent: SdkClient;
+  let receiver: Receiver;
+  let parentOrgId: string;
+
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    ({
+      server,
+      client: parent,
+      organizationId: parentOrgId,
+    } = await startTurnkeyServer({
+      webhooks: { allowInsecureUrls: true },
+      webhookIntervalMs: 0,
+    }));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await receiver?.close();
+  });
+
+  it("hear their sub-organizations' activities, sent as the parent's deliveries", async () => {
+    await parent.createWebhookEndpoint({
+      url: receiver.url,
+      name: 'parent',
+      subscriptions: [{ eventType: 'ACTIVITY_UPDATES' }],
+    });
+    const subKey = generateApiKeyPair();
+    const { subOrganizationId } = await parent.createSubOrganization({
+      subOrganizationName: 'customer',
+      rootUsers: [
+        {
+          userName: 'customer root',
+          apiKeys: [
+            {
+              apiKeyName: 'customer key',
+              publicKey: subKey.publicKey,
+              curveType: 'API_KEY_CURVE_P256',
+            },
+          ],
+          authenticators: [],
+          oauthProviders: [],
+        },
+      ],
+      rootQuorumThreshold: 1,
+    });
+    await server.keyhold.deliverWebhooks();
+    receiver.received.length = 0;
+
+    const sub = sdkClient(server.url, subOrganizationId, subKey);
+    await sub.createWallet({ walletName: 'customer wallet', accounts: [ETH] });
+    expect(await server.keyhold.deliverWebhooks()).toMatchObject({ delivered: 1, failed: 0 });
+    const [delivery] = receiver.received;
+    expect(JSON.parse(delivery!.body)).toMatchObject({
+      type: 'ACTIVITY_TYPE_CREATE_WALLET',
+      organizationId: subOrganizationId,
+    });
+    // The delivery is the parent endpoint's: its organization header names the parent.
+    expect(delivery!.headers['x-keyhold-organization-id']).toBe(parentOrgId);
+    const verified = verifyWebhookSignature({
+      headers: delivery!.headers as Record<string, string>,
+      body: delivery!.body,
       verificationKeys: webhookVerificationKeys(await fetchJwks(server)),
     });
     expect(verified.ok).toBe(true);
