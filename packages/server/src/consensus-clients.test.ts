@@ -9,12 +9,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { consensusFlows, handlerTarget, NO_ACTIVITY_WITH_FINGERPRINT } from '@keyhold/conformance';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { createActivityPoller, TurnkeyActivityError, TurnkeyClient } from '@turnkey/http';
+import { createActivityPoller, TurnkeyActivityError, type TurnkeyClient } from '@turnkey/http';
 import { TurnkeyRequestError } from '@turnkey/sdk-server';
 import { type Hex, keccak256, recoverAddress, serializeSignature, stringToBytes } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sdkClient as turnkeyClient } from './__fixtures__/turnkey-server.js';
+import {
+  httpClient,
+  rejection,
+  sdkClient as turnkeyClient,
+} from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
@@ -24,22 +27,6 @@ const POLLER = { intervalMs: 20, numRetries: 2 };
 
 function sdkClient(url: string, organizationId: string, key: ApiKeyPair) {
   return turnkeyClient(url, organizationId, key, POLLER);
-}
-
-function httpClient(url: string, key: ApiKeyPair) {
-  return new TurnkeyClient(
-    { baseUrl: url },
-    new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }),
-  );
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error & { code?: number }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: number };
-  }
-  throw new Error('expected the call to be refused, but it succeeded');
 }
 
 async function signer(digest: Hex, sig: { r: string; s: string; v: string }): Promise<string> {

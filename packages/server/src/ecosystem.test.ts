@@ -4,9 +4,7 @@
  * an `@turnkey/sdk-server` api client and an `@turnkey/http` `TurnkeyClient`. Every
  * signature is verified independently with viem / ethers recovery (no Keyhold code).
  */
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeySigner } from '@turnkey/ethers';
-import { TurnkeyClient } from '@turnkey/http';
 import { createAccount } from '@turnkey/viem';
 import {
   getAddress as ethersGetAddress,
@@ -26,7 +24,7 @@ import {
   verifyTypedData,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import { httpClient, type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import type { ApiKeyPair } from './api-key-signer.js';
 import type { RunningServer } from './serve.js';
 
@@ -77,10 +75,7 @@ describe('ecosystem signers against a real Express server', () => {
   beforeAll(async () => {
     let sdk: SdkClient;
     ({ server, key: root, organizationId, client: sdk } = await startTurnkeyServer());
-    const http = new TurnkeyClient(
-      { baseUrl: server.url },
-      new ApiKeyStamper({ apiPublicKey: root.publicKey, apiPrivateKey: root.privateKey }),
-    );
+    const http = httpClient(server.url, root);
     const { addresses } = await sdk.createWallet({ walletName: 'eco', accounts: [ETH_ACCOUNT] });
     expect(addresses).toHaveLength(1);
     address = addresses[0] as Hex;

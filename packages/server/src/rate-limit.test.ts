@@ -9,10 +9,9 @@ import type { RateLimiter, RateLimitOverrides } from '@keyhold/activities';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { MemoryStore } from '@keyhold/store-memory';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { TurnkeyClient } from '@turnkey/http';
-import { Turnkey, TurnkeyRequestError } from '@turnkey/sdk-server';
+import { TurnkeyRequestError } from '@turnkey/sdk-server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { httpClient, rejection, sdkClient as sdk } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, createApiKeyStamper, generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
@@ -69,23 +68,6 @@ async function post(
 const whoami = (url: string, organizationId: string, key: ApiKeyPair, headers = {}) =>
   post(url, '/public/v1/query/whoami', { organizationId }, key, headers);
 
-function sdk(url: string, organizationId: string, key: ApiKeyPair) {
-  return new Turnkey({
-    apiBaseUrl: url,
-    apiPublicKey: key.publicKey,
-    apiPrivateKey: key.privateKey,
-    defaultOrganizationId: organizationId,
-    activityPoller: { intervalMs: 50, numRetries: 5 },
-  }).apiClient();
-}
-
-function http(url: string, key: ApiKeyPair) {
-  return new TurnkeyClient(
-    { baseUrl: url },
-    new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }),
-  );
-}
-
 const createWallet = (organizationId: string, walletName: string) => ({
   type: 'ACTIVITY_TYPE_CREATE_WALLET' as const,
   timestampMs: String(Date.now()),
@@ -99,15 +81,6 @@ function headersOf(response: Response): Record<string, string> {
     out[name] = value;
   });
   return out;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  const outcome = await promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(outcome).toBeInstanceOf(Error);
-  return outcome as Error;
 }
 
 /** Two per ten seconds per organization (one token every 5 s), in the query and activity lanes. */
@@ -131,9 +104,9 @@ describe('rate limiting over HTTP (memory limiter, manual clock)', () => {
 
     // The published clients surface the plain-text 429 as "429 Too Many Requests".
     expect((await rejection(client.getWhoami({}))).message).toBe('429 Too Many Requests');
-    expect((await rejection(http(server.url, key).getWhoami({ organizationId }))).message).toBe(
-      '429 Too Many Requests',
-    );
+    expect(
+      (await rejection(httpClient(server.url, key).getWhoami({ organizationId }))).message,
+    ).toBe('429 Too Many Requests');
 
     const plain = await whoami(server.url, organizationId, key);
     expect(plain.status).toBe(429);

@@ -32,13 +32,12 @@ import {
 } from 'viem';
 import { publicKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sdkClient as turnkeyClient } from './__fixtures__/turnkey-server.js';
+import { httpClient, rejection, sdkClient } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
 import { type RunningServer, startServer } from './serve.js';
 
 const ORG_NAME = 'Real Clients Org';
-const POLLER = { intervalMs: 50, numRetries: 5 };
 const ETH_PATH_0 = "m/44'/60'/0'/0/0";
 const ETH_PATH_1 = "m/44'/60'/1'/0/0";
 const SOL_PATH_0 = "m/44'/501'/0'/0'";
@@ -101,27 +100,6 @@ const sha256Hex = (text: string) => createHash('sha256').update(text).digest('he
 function ethAddressOf(publicKeyHex: string): string {
   const uncompressed = k1.Point.fromHex(publicKeyHex.replace(/^0x/, '')).toBytes(false);
   return publicKeyToAddress(bytesToHex(uncompressed));
-}
-
-function sdkClient(url: string, organizationId: string, key: ApiKeyPair) {
-  return turnkeyClient(url, organizationId, key, POLLER);
-}
-
-function httpClient(url: string, key: ApiKeyPair) {
-  return new TurnkeyClient(
-    { baseUrl: url },
-    new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }),
-  );
-}
-
-/** Awaits a promise that must reject; returns the error. */
-async function rejection(promise: Promise<unknown>): Promise<Error & { code?: number }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error & { code?: number };
-  }
-  throw new Error('expected the call to be refused, but it succeeded');
 }
 
 /** Sends a request that the published client built and stamped, to see the HTTP status. */

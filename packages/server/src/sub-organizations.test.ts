@@ -9,7 +9,12 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import { type Hex, recoverAddress, serializeSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
-import { type SdkClient, sdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import {
+  rejection,
+  type SdkClient,
+  sdkClient,
+  startTurnkeyServer,
+} from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import type { RunningServer } from './serve.js';
 
@@ -44,16 +49,6 @@ function post<T>(client: SdkClient, path: string, body: unknown): Promise<T> {
     request: (path: string, body: unknown) => Promise<T>;
   };
   return request.call(client, path, body);
-}
-
-/** The error a call throws (fails the test when it resolves). */
-async function errorOf(call: Promise<unknown>): Promise<Error> {
-  try {
-    await call;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
@@ -135,7 +130,7 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
   it('the parent reads the sub-organization but cannot write to it', async () => {
     const { wallets } = await parent.getWallets({ organizationId: subOrgId });
     expect(wallets.map((w) => w.walletName)).toEqual(['main']);
-    const error = await errorOf(
+    const error = await rejection(
       parent.createWallet({
         organizationId: subOrgId,
         walletName: 'intruder',
@@ -148,13 +143,13 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
   });
 
   it("the sub-organization's user cannot act in, nor read, the parent", async () => {
-    const write = await errorOf(
+    const write = await rejection(
       sub.createWallet({ organizationId: parentOrgId, walletName: 'x', accounts: [ETH_ACCOUNT] }),
     );
     expect(write.message).toContain(
       'could not find public key in organization or its parent organization',
     );
-    const read = await errorOf(sub.getWallets({ organizationId: parentOrgId }));
+    const read = await rejection(sub.getWallets({ organizationId: parentOrgId }));
     expect(read.message).toContain('could not find public key');
     // whoami names the sub-organization the key belongs to.
     const who = await sub.getWhoami({ organizationId: parentOrgId });
@@ -205,7 +200,7 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
       ],
     ];
     for (const [change, message] of cases) {
-      const error = await errorOf(parent.createSubOrganization({ ...base, ...change } as never));
+      const error = await rejection(parent.createSubOrganization({ ...base, ...change } as never));
       expect(error.message).toContain(message);
     }
     expect((await parent.getSubOrgIds({})).organizationIds).toEqual([subOrgId]);
@@ -243,7 +238,7 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
       rootUsers: [rootUser(key, 'twin root')],
       rootQuorumThreshold: 1,
     });
-    const ambiguous = await errorOf(
+    const ambiguous = await rejection(
       sdkClient(server.url, parentOrgId, key).getWhoami({ organizationId: parentOrgId }),
     );
     expect(ambiguous.message).toContain('more than one suborg associated with a public key');
@@ -257,7 +252,7 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
     expect((await sub.getWallets()).wallets).toHaveLength(1);
 
     // The parent cannot delete it.
-    const mismatch = await errorOf(
+    const mismatch = await rejection(
       parent.deleteSubOrganization({ organizationId: subOrgId, deleteWithoutExport: true }),
     );
     expect(mismatch.message).toContain('organization mismatch');
@@ -266,13 +261,13 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
     expect(deleted.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
     expect(deleted.subOrganizationUuid).toBe(subOrgId);
 
-    const gone = await errorOf(sub.getWhoami());
+    const gone = await rejection(sub.getWhoami());
     expect(gone.message).toContain('no organization found with the given ID');
-    const readByParent = await errorOf(parent.getWallets({ organizationId: subOrgId }));
+    const readByParent = await rejection(parent.getWallets({ organizationId: subOrgId }));
     expect(readByParent.message).toContain('no organization found with the given ID');
     expect((await parent.getSubOrgIds({})).organizationIds).not.toContain(subOrgId);
     // Its key authenticates nowhere: not in the parent either.
-    const inParent = await errorOf(sub.getWhoami({ organizationId: parentOrgId }));
+    const inParent = await rejection(sub.getWhoami({ organizationId: parentOrgId }));
     expect(inParent.message).toContain('could not find public key');
   });
 });

@@ -3,6 +3,8 @@
  * API key, the published `@turnkey/sdk-server` client on it, and the embedded client for what
  * the published one lacks. Tests only (excluded from the build).
  */
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
 import { type ApiKeyPair, generateApiKeyPair } from '../api-key-signer.js';
 import type { KeyholdClient } from '../keyhold-client.js';
@@ -29,6 +31,25 @@ export function sdkClient(
 }
 
 export type SdkClient = ReturnType<typeof sdkClient>;
+
+/** A `@turnkey/http` client stamping with `key` through `@turnkey/api-key-stamper`. */
+export function httpClient(url: string, key: ApiKeyPair): TurnkeyClient {
+  return new TurnkeyClient(
+    { baseUrl: url },
+    new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }),
+  );
+}
+
+/** Awaits a call that must be refused; returns its error (an Error, with the client's `code`). */
+export async function rejection(call: Promise<unknown>): Promise<Error & { code?: number }> {
+  try {
+    await call;
+  } catch (error) {
+    if (!(error instanceof Error)) throw new Error(`refused with a non-Error: ${String(error)}`);
+    return error as Error & { code?: number };
+  }
+  throw new Error('expected the call to be refused, but it succeeded');
+}
 
 export interface TurnkeyServer {
   readonly server: RunningServer;
