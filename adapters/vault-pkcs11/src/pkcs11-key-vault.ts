@@ -21,16 +21,18 @@ import {
   assertSignableMessage,
   assertTaprootRequest,
   compressPublicKey,
-  deriveKeyFromSeed,
-  entropyToMnemonic,
+  deriveFromSeedPlaintext,
+  isSeedPlaintextLength,
   type KeyVault,
+  keyPlaintext,
   mnemonicEntropyLength,
+  mnemonicOfSeedPlaintext,
   mnemonicToEntropy,
-  mnemonicToSeed,
   parseDerivationPath,
   publicKeyFromPrivateKey,
   type RawSignature,
   type SealedSecret,
+  seedPlaintext,
   signTaprootWithPrivateKey,
   signWithPrivateKey,
   type VaultKey,
@@ -151,8 +153,6 @@ export async function openPkcs11KeyVault(
 const OPEN = Symbol('openPkcs11KeyVault');
 const SEED_PURPOSE = 'keyhold/pkcs11/seed/v1';
 const keyPurpose = (curve: Curve) => `keyhold/pkcs11/key/v1/${curve}`;
-const BIP39_SEED_LENGTH = 64;
-const ENTROPY_LENGTHS = new Set([16, 20, 24, 28, 32]);
 const MAX_CACHED_KEYS = 4096;
 /** An empty message with a non-NULL data pointer: SoftHSM answers NULL with CKR_ARGUMENTS_BAD. */
 const EMPTY = Buffer.alloc(1).subarray(0, 0);
@@ -217,14 +217,9 @@ export class Pkcs11KeyVault implements KeyVault {
     parseDerivationPath(path, curve); // refuse a bad path before touching the secret
     const plaintext = this.#openSeed(seed);
     try {
-      const bip39Seed = plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH);
-      const derived = deriveKeyFromSeed(bip39Seed, curve, path);
-      try {
-        return this.#wrapKey(curve, derived.privateKey, derived.publicKey);
-      } finally {
-        derived.privateKey.fill(0);
-        derived.chainCode.fill(0);
-      }
+      return deriveFromSeedPlaintext(plaintext, curve, path, (privateKey, publicKey) =>
+        this.#wrapKey(curve, privateKey, publicKey),
+      );
     } finally {
       plaintext.fill(0);
     }
@@ -287,7 +282,7 @@ export class Pkcs11KeyVault implements KeyVault {
   async revealMnemonic(seed: SealedSecret): Promise<string> {
     const plaintext = this.#openSeed(seed);
     try {
-      return entropyToMnemonic(plaintext.subarray(0, plaintext.length - BIP39_SEED_LENGTH));
+      return mnemonicOfSeedPlaintext(plaintext);
     } finally {
       plaintext.fill(0);
     }
@@ -344,15 +339,11 @@ export class Pkcs11KeyVault implements KeyVault {
   }
 
   async #sealSeed(entropy: Uint8Array): Promise<SealedSecret> {
-    const bip39Seed = await mnemonicToSeed(entropyToMnemonic(entropy));
-    const plaintext = new Uint8Array(entropy.length + bip39Seed.length);
-    plaintext.set(entropy);
-    plaintext.set(bip39Seed, entropy.length);
+    const plaintext = await seedPlaintext(entropy);
     try {
       return formatSeed(this.#encrypt(SEED_PURPOSE, plaintext));
     } finally {
       plaintext.fill(0);
-      bip39Seed.fill(0);
     }
   }
 
@@ -371,7 +362,7 @@ export class Pkcs11KeyVault implements KeyVault {
     const sealed = parseSealed(seed);
     if (sealed.kind !== 'seed') openFailed();
     const plaintext = this.#decrypt(SEED_PURPOSE, sealed.body);
-    if (!ENTROPY_LENGTHS.has(plaintext.length - BIP39_SEED_LENGTH)) {
+    if (!isSeedPlaintextLength(plaintext.length)) {
       plaintext.fill(0);
       openFailed();
     }
@@ -379,9 +370,7 @@ export class Pkcs11KeyVault implements KeyVault {
   }
 
   #wrapKey(curve: Curve, privateKey: Uint8Array, publicKey: Uint8Array): VaultKey {
-    const plaintext = new Uint8Array(privateKey.length + publicKey.length);
-    plaintext.set(privateKey);
-    plaintext.set(publicKey, privateKey.length);
+    const plaintext = keyPlaintext(privateKey, publicKey);
     try {
       return {
         key: formatWrappedKey(curve, this.#encrypt(keyPurpose(curve), plaintext)),

@@ -4,10 +4,9 @@
  * deployments without an HSM. Plaintext exists only inside a method call and is zeroed (best
  * effort; JavaScript cannot guarantee it) before the call returns.
  *
- * What is sealed, and under which purpose (AAD):
- * - a wallet seed: `keyhold/seed/v1`, plaintext = BIP39 entropy (16–32 bytes) ‖ the 64-byte
- *   BIP39 seed. The entropy gives the mnemonic back for export; the stored seed spares a
- *   PBKDF2 run on every derivation.
+ * What is sealed (the layouts of @keyhold/keys `vault-plaintext.ts`, shared with the PKCS#11
+ * vault), and under which purpose (AAD):
+ * - a wallet seed: `keyhold/seed/v1`, plaintext = BIP39 entropy ‖ the 64-byte BIP39 seed.
  * - a private key: `keyhold/key/v1/<curve>`, plaintext = private key (32) ‖ public key. A
  *   derived account key is sealed once, so signing is decrypt + sign, never re-derivation.
  *
@@ -21,16 +20,17 @@ import {
   assertCurve,
   assertSignableMessage,
   assertTaprootRequest,
-  deriveKeyFromSeed,
-  entropyToMnemonic,
+  deriveFromSeedPlaintext,
   type KeyVault,
+  keyPlaintext,
   mnemonicEntropyLength,
+  mnemonicOfSeedPlaintext,
   mnemonicToEntropy,
-  mnemonicToSeed,
   parseDerivationPath,
   publicKeyFromPrivateKey,
   type RawSignature,
   type SealedSecret,
+  seedPlaintext,
   signTaprootWithPrivateKey,
   signWithPrivateKey,
   type VaultKey,
@@ -48,7 +48,6 @@ export interface SoftwareKeyVaultOptions {
 }
 
 const SEED_PURPOSE = 'keyhold/seed/v1';
-const BIP39_SEED_LENGTH = 64;
 const keyPurpose = (curve: Curve) => `keyhold/key/v1/${curve}`;
 
 /**
@@ -94,14 +93,9 @@ export class SoftwareKeyVault implements KeyVault {
     parseDerivationPath(path, curve); // refuse a bad path before touching the secret
     const plaintext = open(this.#masterKey, SEED_PURPOSE, seed);
     try {
-      const bip39Seed = plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH);
-      const derived = deriveKeyFromSeed(bip39Seed, curve, path);
-      try {
-        return this.#sealKey(curve, derived.privateKey, derived.publicKey);
-      } finally {
-        derived.privateKey.fill(0);
-        derived.chainCode.fill(0);
-      }
+      return deriveFromSeedPlaintext(plaintext, curve, path, (privateKey, publicKey) =>
+        this.#sealKey(curve, privateKey, publicKey),
+      );
     } finally {
       plaintext.fill(0);
     }
@@ -151,7 +145,7 @@ export class SoftwareKeyVault implements KeyVault {
   async revealMnemonic(seed: SealedSecret): Promise<string> {
     const plaintext = open(this.#masterKey, SEED_PURPOSE, seed);
     try {
-      return entropyToMnemonic(plaintext.subarray(0, plaintext.length - BIP39_SEED_LENGTH));
+      return mnemonicOfSeedPlaintext(plaintext);
     } finally {
       plaintext.fill(0);
     }
@@ -174,22 +168,16 @@ export class SoftwareKeyVault implements KeyVault {
   }
 
   async #sealSeed(entropy: Uint8Array): Promise<SealedSecret> {
-    const bip39Seed = await mnemonicToSeed(entropyToMnemonic(entropy));
-    const plaintext = new Uint8Array(entropy.length + bip39Seed.length);
-    plaintext.set(entropy);
-    plaintext.set(bip39Seed, entropy.length);
+    const plaintext = await seedPlaintext(entropy);
     try {
       return seal(this.#masterKey, SEED_PURPOSE, plaintext);
     } finally {
       plaintext.fill(0);
-      bip39Seed.fill(0);
     }
   }
 
   #sealKey(curve: Curve, privateKey: Uint8Array, publicKey: Uint8Array): VaultKey {
-    const plaintext = new Uint8Array(privateKey.length + publicKey.length);
-    plaintext.set(privateKey);
-    plaintext.set(publicKey, privateKey.length);
+    const plaintext = keyPlaintext(privateKey, publicKey);
     try {
       return {
         key: seal(this.#masterKey, keyPurpose(curve), plaintext),

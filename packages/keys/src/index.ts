@@ -61,3 +61,4 @@ export {
   parseTypedData,
   prepareEip712Payload,
 } from './typed-data.js';
+export * from './vault-plaintext.js';

@@ -1,0 +1,90 @@
+/**
+ * What a vault seals, before sealing: one layout for every vault that keeps secrets as
+ * ciphertext (the software vault under its master key, the PKCS#11 vault under a token key),
+ * so both derive, reveal and sign from the same bytes.
+ *
+ * - A wallet seed: BIP39 entropy (16–32 bytes) ‖ the 64-byte BIP39 seed. The entropy gives the
+ *   mnemonic back for export; the stored seed spares a PBKDF2 run on every derivation.
+ * - A private key: the 32-byte key ‖ its public key (as `publicKeyFromPrivateKey` gives it).
+ *
+ * Every function zeroes the intermediate secrets it makes; callers zero what they are handed.
+ * @module
+ */
+import type { Curve } from '@keyhold/protocol';
+import { deriveKeyFromSeed } from './hd-derivation.js';
+import { entropyToMnemonic, mnemonicToSeed } from './mnemonic.js';
+
+/** The length of a BIP39 seed (PBKDF2-HMAC-SHA512 output). */
+export const BIP39_SEED_LENGTH = 64;
+
+const ENTROPY_LENGTHS: ReadonlySet<number> = new Set([16, 20, 24, 28, 32]);
+
+/**
+ * Entropy ‖ BIP39 seed, ready to seal. The caller zeroes the result.
+ * @example
+ * const plaintext = await seedPlaintext(entropy);
+ * try { return seal(plaintext); } finally { plaintext.fill(0); }
+ */
+export async function seedPlaintext(entropy: Uint8Array): Promise<Uint8Array> {
+  const bip39Seed = await mnemonicToSeed(entropyToMnemonic(entropy));
+  try {
+    const plaintext = new Uint8Array(entropy.length + bip39Seed.length);
+    plaintext.set(entropy);
+    plaintext.set(bip39Seed, entropy.length);
+    return plaintext;
+  } finally {
+    bip39Seed.fill(0);
+  }
+}
+
+/**
+ * True when `plaintext` has the length of a seed plaintext (a valid entropy length plus 64).
+ * @example
+ * isSeedPlaintextLength(16 + 64); // true
+ */
+export function isSeedPlaintextLength(length: number): boolean {
+  return ENTROPY_LENGTHS.has(length - BIP39_SEED_LENGTH);
+}
+
+/**
+ * The mnemonic of an opened seed plaintext, for export.
+ * @example
+ * mnemonicOfSeedPlaintext(await seedPlaintext(entropy)) === entropyToMnemonic(entropy); // true
+ */
+export function mnemonicOfSeedPlaintext(plaintext: Uint8Array): string {
+  return entropyToMnemonic(plaintext.subarray(0, plaintext.length - BIP39_SEED_LENGTH));
+}
+
+/**
+ * Derives the key at `path` from an opened seed plaintext and hands it to `seal` (private key,
+ * public key); the derived secret is zeroed when `seal` returns.
+ * @example
+ * deriveFromSeedPlaintext(plaintext, 'CURVE_SECP256K1', "m/44'/60'/0'/0/0", (priv, pub) => sealKey(priv, pub));
+ */
+export function deriveFromSeedPlaintext<T>(
+  plaintext: Uint8Array,
+  curve: Curve,
+  path: string,
+  seal: (privateKey: Uint8Array, publicKey: Uint8Array) => T,
+): T {
+  const bip39Seed = plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH);
+  const derived = deriveKeyFromSeed(bip39Seed, curve, path);
+  try {
+    return seal(derived.privateKey, derived.publicKey);
+  } finally {
+    derived.privateKey.fill(0);
+    derived.chainCode.fill(0);
+  }
+}
+
+/**
+ * Private key ‖ public key, ready to seal. The caller zeroes the result.
+ * @example
+ * const plaintext = keyPlaintext(privateKey, publicKey); // 32 + 33 bytes for secp256k1
+ */
+export function keyPlaintext(privateKey: Uint8Array, publicKey: Uint8Array): Uint8Array {
+  const plaintext = new Uint8Array(privateKey.length + publicKey.length);
+  plaintext.set(privateKey);
+  plaintext.set(publicKey, privateKey.length);
+  return plaintext;
+}
