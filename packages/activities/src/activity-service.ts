@@ -271,7 +271,7 @@ export class ActivityService {
         }
         await tx.activities.insert(record);
         await tx.policyEvaluations.insert(evaluation);
-        await enqueueActivityUpdate(tx, this.deps.ids, record, now);
+        await enqueueActivityUpdate(tx, this.deps.ids, record, now, organization);
         return activityView(record);
       });
       await this.runEffects(effects);
@@ -384,7 +384,7 @@ export class ActivityService {
         await tx.policyEvaluations.insert(evaluation);
         // A vote that leaves the activity awaiting consensus changes no status: no event.
         if (target.status !== CONSENSUS_NEEDED) {
-          await enqueueActivityUpdate(tx, this.deps.ids, target, now);
+          await enqueueActivityUpdate(tx, this.deps.ids, target, now, organization);
         }
         return activityView(target);
       });

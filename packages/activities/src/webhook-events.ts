@@ -17,7 +17,7 @@
 import type { Activity } from '@keyhold/protocol';
 import type { Ids } from './ports/ids.js';
 import type { StoreTransaction } from './ports/store.js';
-import type { ActivityRecord, WebhookEndpointRecord } from './records.js';
+import type { ActivityRecord, OrganizationRecord, WebhookEndpointRecord } from './records.js';
 import { activityView } from './views.js';
 
 export const ACTIVITY_UPDATES = 'ACTIVITY_UPDATES';
@@ -48,11 +48,12 @@ export async function enqueueActivityUpdate(
   ids: Ids,
   record: ActivityRecord,
   now: number,
+  /** The activity's organization as the transaction already read it; read here otherwise. */
+  organization?: OrganizationRecord,
 ): Promise<void> {
-  const organization = await tx.organizations.get(record.organizationId);
+  const owner = organization ?? (await tx.organizations.get(record.organizationId));
   const owners = [record.organizationId];
-  // A deleted sub-organization (DELETE_SUB_ORGANIZATION) has no record left to name a parent.
-  if (organization?.parentOrganizationId) owners.push(organization.parentOrganizationId);
+  if (owner?.parentOrganizationId) owners.push(owner.parentOrganizationId);
   const endpoints: WebhookEndpointRecord[] = [];
   for (const owner of owners) {
     endpoints.push(...(await tx.webhookEndpoints.list(owner)).filter(receivesActivityUpdates));
