@@ -144,6 +144,7 @@ export class KeyholdRequestHandler implements RequestHandler {
   /** Set when the server begins to drain: readiness answers 503 so balancers stop routing here. */
   draining = false;
   private lastUnavailableLog = Number.NEGATIVE_INFINITY;
+  private jwksResponse: RawResponse | undefined;
 
   constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
 
@@ -173,11 +174,12 @@ export class KeyholdRequestHandler implements RequestHandler {
 
   /** The public keys receivers verify webhook deliveries with; no authentication, cacheable. */
   private webhookJwks(): RawResponse {
-    const response = json(200, webhookJwks(this.deps.webhookKeys ?? []));
-    return {
-      ...response,
-      headers: { ...response.headers, 'cache-control': 'public, max-age=300' },
+    // The keys are fixed for the handler's life: the document is built once.
+    this.jwksResponse ??= {
+      ...json(200, webhookJwks(this.deps.webhookKeys ?? [])),
+      headers: { ...BASE_HEADERS, 'cache-control': 'public, max-age=300' },
     };
+    return this.jwksResponse;
   }
 
   private failure(error: unknown, request: RawRequest): RawResponse {
