@@ -74,12 +74,52 @@ describe('OpenSSL SignatureVerifier', () => {
     );
   });
 
+  it('verifyDigest: ECDSA over a given 32-byte digest (EIP-191 stamps), high-S included, agreeing with noble', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('p256', 'secp256k1' as const),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        fc.boolean(),
+        fc.constantFrom('signature', 'digest', 'none'),
+        fc.nat(),
+        async (curve, digest, seed, lowS, what, at) => {
+          const c = curve === 'p256' ? p256 : secp256k1;
+          const secret = c.utils.randomSecretKey(
+            new Uint8Array([...seed, ...seed.subarray(0, 16)]),
+          );
+          const publicKey = c.getPublicKey(secret, true);
+          const signature = c.sign(digest, secret, { prehash: false, lowS, format: 'der' });
+          // The digest is not hashed again: a signature over SHA-256(digest) must not pass.
+          const rehashed = c.sign(digest, secret, { prehash: true, format: 'der' });
+          expect(await openssl.verifyDigest(curve, publicKey, digest, rehashed)).toBe(false);
+          const target = what === 'signature' ? signature : what === 'digest' ? digest : undefined;
+          if (target) target[at % target.length]! ^= 1;
+          const expected = what === 'none';
+          expect(await openssl.verifyDigest(curve, publicKey, digest, signature)).toBe(expected);
+          expect(
+            await nobleSignatureVerifier.verifyDigest(curve, publicKey, digest, signature),
+          ).toBe(expected);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it('answers false for keys of the wrong length instead of throwing', async () => {
     expect(
       await openssl.verify('p256', new Uint8Array(10), new Uint8Array(1), new Uint8Array(8)),
     ).toBe(false);
     expect(
       await openssl.verify('ed25519', new Uint8Array(33), new Uint8Array(1), new Uint8Array(64)),
+    ).toBe(false);
+    expect(
+      await openssl.verifyDigest(
+        'secp256k1',
+        new Uint8Array(10),
+        new Uint8Array(32),
+        new Uint8Array(8),
+      ),
     ).toBe(false);
   });
 });

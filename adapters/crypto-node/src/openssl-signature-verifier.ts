@@ -2,11 +2,17 @@
  * The Node SignatureVerifier: stamp verification through OpenSSL (`node:crypto`), many
  * times faster than pure JavaScript for P-256 and Ed25519. Public keys are wrapped in SPKI
  * DER directly (OpenSSL takes compressed points), and the resulting KeyObjects are cached,
- * since the same few API keys stamp most requests.
+ * since the same few API keys stamp most requests. `verifyDigest` (EIP-191 wallet stamps) goes
+ * to the noble verifier: node:crypto always hashes the message itself and cannot verify a
+ * digest computed elsewhere.
  * @module
  */
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
-import type { SignatureVerifier, StampCurve } from '@keyhold/activities';
+import {
+  nobleSignatureVerifier,
+  type SignatureVerifier,
+  type StampCurve,
+} from '@keyhold/activities';
 
 /** SPKI DER prefixes: SEQUENCE { AlgorithmIdentifier, BIT STRING header } for each key size. */
 const SPKI_PREFIX: Record<StampCurve, { prefix: Buffer; keyLength: number }> = {
@@ -80,5 +86,7 @@ export function createOpenSslSignatureVerifier(
         return false;
       }
     },
+    verifyDigest: (curve, publicKey, digest, signature) =>
+      nobleSignatureVerifier.verifyDigest(curve, publicKey, digest, signature),
   };
 }

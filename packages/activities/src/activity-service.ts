@@ -145,18 +145,23 @@ function requireSameOrganization(principal: Principal, organization: Organizatio
   }
 }
 
-/** What a decision refuses with: 403 "request not authorized", saying why. */
+/**
+ * What a decision refuses with, HTTP 403 either way. An applicable DENY policy answers
+ * Turnkey's "policy engine denied request explicitly" with empty details (clients copy
+ * details into their error message). The deciding policy ids stay in the error's context (for
+ * callers of this service), never on the wire. Otherwise "request not authorized", saying why.
+ */
 function notAuthorized(decision: ActivityDecision): KeyholdError {
+  if (decision.reason === 'explicit-deny') {
+    return new KeyholdError('POLICY_DENIED_EXPLICITLY', {
+      policyIds: [...decision.decidingPolicyIds],
+    });
+  }
   return new KeyholdError('REQUEST_NOT_AUTHORIZED', {
     reason:
-      decision.reason === 'explicit-deny'
-        ? 'denied by policy'
-        : decision.reason === 'root-quorum-only'
-          ? 'only the root quorum may approve this activity'
-          : 'no policy allows this request',
-    ...(decision.decidingPolicyIds.length > 0
-      ? { policyIds: [...decision.decidingPolicyIds] }
-      : {}),
+      decision.reason === 'root-quorum-only'
+        ? 'only the root quorum may approve this activity'
+        : 'no policy allows this request',
   });
 }
 

@@ -24,4 +24,18 @@ export const nobleSignatureVerifier: SignatureVerifier = {
       return false;
     }
   },
+
+  async verifyDigest(curve, publicKey, digest, signature) {
+    try {
+      // A digest of another length would be truncated or padded by ECDSA; refuse it instead.
+      if (digest.length !== 32) return false;
+      return ECDSA[curve].verify(signature, digest, publicKey, {
+        prehash: false,
+        lowS: false,
+        format: 'der',
+      });
+    } catch {
+      return false;
+    }
+  },
 };

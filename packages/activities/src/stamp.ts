@@ -2,10 +2,19 @@
  * The API-key stamp (`X-Stamp`): base64url of the JSON `{publicKey, scheme, signature}`.
  * Parsing never depends on key order. Verification runs over the raw body bytes the client
  * signed, never over a re-serialization.
+ *
+ * `@turnkey/wallet-stamper` sends the same header from a browser wallet: an Ethereum wallet
+ * stamps with `SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191` (`personal_sign` of the body, the
+ * compressed secp256k1 key, DER with `v` dropped) for an API key of curve SECP256K1; a Solana
+ * wallet stamps with `SIGNATURE_SCHEME_TK_API_ED25519` (Ed25519 over the body's UTF-8 bytes)
+ * for an API key of curve ED25519.
  * @module
  */
 import { type ApiKeyCurve, KeyholdError, type SignatureScheme } from '@keyhold/protocol';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { SignatureVerifier, StampCurve } from './ports/signature-verifier.js';
 
 export interface ApiKeyStamp {
@@ -38,6 +47,11 @@ const SCHEMES: Record<
     curve: 'ed25519',
     apiKeyCurve: 'API_KEY_CURVE_ED25519',
     keyHexLength: 64,
+  },
+  SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191: {
+    curve: 'secp256k1',
+    apiKeyCurve: 'API_KEY_CURVE_SECP256K1',
+    keyHexLength: 66,
   },
 };
 
@@ -110,8 +124,48 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
 }
 
 /**
+ * The digest an Ethereum wallet signs for `personal_sign(body)` (EIP-191 version 0x45):
+ * keccak-256 of `"\x19Ethereum Signed Message:\n" + byteLength(body) + body`.
+ */
+export function eip191Digest(rawBody: Uint8Array): Uint8Array {
+  const prefix = utf8ToBytes(`\x19Ethereum Signed Message:\n${rawBody.length}`);
+  return keccak_256(concatBytes(prefix, rawBody));
+}
+
+/**
+ * The canonical DER of an ECDSA signature whose INTEGERs may carry superfluous leading zero
+ * bytes. `@turnkey/wallet-stamper` converts r‖s to DER without trimming them (its
+ * `toDerSignature`), so about one wallet stamp in 256 is not strict DER, which both verifiers
+ * refuse. Anything else that is not `SEQUENCE { INTEGER, INTEGER }` answers undefined.
+ */
+export function canonicalDer(signature: Uint8Array): Uint8Array | undefined {
+  if (signature.length < 8 || signature[0] !== 0x30 || signature[1] !== signature.length - 2) {
+    return undefined;
+  }
+  const integers: bigint[] = [];
+  let at = 2;
+  for (let i = 0; i < 2; i++) {
+    const length = signature[at + 1];
+    if (signature[at] !== 0x02 || length === undefined || length === 0 || length > 33) {
+      return undefined;
+    }
+    const bytes = signature.subarray(at + 2, at + 2 + length);
+    if (bytes.length !== length || (bytes[0]! & 0x80) !== 0) return undefined;
+    integers.push(BigInt(`0x${Buffer.from(bytes).toString('hex')}`));
+    at += 2 + length;
+  }
+  if (at !== signature.length) return undefined;
+  try {
+    return new secp256k1.Signature(integers[0]!, integers[1]!).toBytes('der');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Verifies a stamp over the raw body.
  * Ed25519 also accepts a signature over SHA-256(body), which older Go clients produced.
+ * EIP-191 verifies the `personal_sign` digest of the body.
  * @throws KeyholdError API_KEY_SIGNATURE_INVALID
  */
 export async function verifyStamp(
@@ -120,6 +174,12 @@ export async function verifyStamp(
   rawBody: Uint8Array,
 ): Promise<void> {
   const { curve, publicKeyBytes, signatureBytes } = stamp;
+  if (stamp.scheme === 'SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191') {
+    const der = canonicalDer(signatureBytes);
+    const digest = eip191Digest(rawBody);
+    if (der && (await verifier.verifyDigest('secp256k1', publicKeyBytes, digest, der))) return;
+    throw new KeyholdError('API_KEY_SIGNATURE_INVALID');
+  }
   if (await verifier.verify(curve, publicKeyBytes, rawBody, signatureBytes)) return;
   if (curve === 'ed25519') {
     const digest = sha256(rawBody);

@@ -48,12 +48,15 @@ export class KeyholdError extends Error {
     return Messages[this.key].http ?? httpStatusOf(this.code);
   }
 
-  /** The Status body for this error. */
+  /** The Status body for this error (`details: []` for a `withoutDetails` entry). */
   toStatus(): StatusBody {
+    const entry: MessageEntry = Messages[this.key];
     return {
       code: this.code,
       message: this.message,
-      details: [{ '@type': ERROR_DETAIL_TYPE, errorCode: this.errorCode, ...this.context }],
+      details: entry.withoutDetails
+        ? []
+        : [{ '@type': ERROR_DETAIL_TYPE, errorCode: this.errorCode, ...this.context }],
     };
   }
 }

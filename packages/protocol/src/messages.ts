@@ -13,6 +13,11 @@ export interface MessageEntry {
   readonly message: string;
   /** An HTTP status more precise than the code's default (413, 405). */
   readonly http?: number;
+  /**
+   * The Status body carries `details: []`, as Turnkey's does for this refusal: the published
+   * clients append `details` to their error message, which then reads exactly like Turnkey's.
+   */
+  readonly withoutDetails?: true;
 }
 
 const e = (code: StatusCode, errorCode: string, message: string, http?: number): MessageEntry => ({
@@ -83,7 +88,16 @@ export const Messages = {
   AUTHENTICATION_FAILED: e(UNAUTHENTICATED, 'UNAUTHENTICATED', 'authentication failed'),
 
   // Authorization
+  /** No policy allows the request (implicit deny), or only the root quorum may. */
   REQUEST_NOT_AUTHORIZED: e(PERMISSION_DENIED, 'REQUEST_NOT_AUTHORIZED', 'request not authorized'),
+  /**
+   * A policy with EFFECT_DENY applies. Turnkey's exact text and empty details: clients match
+   * on it. The deciding policies are not on the wire.
+   */
+  POLICY_DENIED_EXPLICITLY: {
+    ...e(PERMISSION_DENIED, 'POLICY_DENIED_EXPLICITLY', 'policy engine denied request explicitly'),
+    withoutDetails: true,
+  },
   ORGANIZATION_MISMATCH: e(PERMISSION_DENIED, 'ORGANIZATION_MISMATCH', 'organization mismatch'),
 
   // Policies

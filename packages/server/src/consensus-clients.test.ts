@@ -367,7 +367,10 @@ describe('policies, tags and consensus through @turnkey/sdk-server and @turnkey/
     const refused = await rejection(sign(bobSdk, 'frozen'));
     expect(refused).toBeInstanceOf(TurnkeyRequestError);
     expect(refused.code).toBe(7);
-    expect(refused.message).toMatch(/^Turnkey error 7: request not authorized/);
+    // Turnkey's exact error for an explicit deny (empty details).
+    expect(refused.message).toBe(
+      'Turnkey error 7: policy engine denied request explicitly (Details: [])',
+    );
     expect((await sdk.getActivities()).activities.length).toBe(before);
 
     // The root quorum (threshold 1) bypasses policies.

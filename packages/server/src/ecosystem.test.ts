@@ -2,7 +2,8 @@
  * Keyhold driven by the PUBLISHED signer adapters, unchanged, over real HTTP:
  * `@turnkey/viem` (`createAccount`) and `@turnkey/ethers` (`TurnkeySigner`), each given both
  * an `@turnkey/sdk-server` api client and an `@turnkey/http` `TurnkeyClient`. Every
- * signature is verified independently with viem / ethers recovery (no Keyhold code).
+ * signature is verified independently with viem / ethers recovery (no Keyhold code). A
+ * non-root user denied by a policy sees the same error from these adapters as against Turnkey.
  */
 import { TurnkeySigner } from '@turnkey/ethers';
 import { createAccount } from '@turnkey/viem';
@@ -24,8 +25,14 @@ import {
   verifyTypedData,
 } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpClient, type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
-import type { ApiKeyPair } from './api-key-signer.js';
+import {
+  httpClient,
+  rejection,
+  type SdkClient,
+  sdkClient,
+  startTurnkeyServer,
+} from './__fixtures__/turnkey-server.js';
+import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import type { RunningServer } from './serve.js';
 
 const ETH_ACCOUNT = {
@@ -288,5 +295,120 @@ describe('ecosystem signers against a real Express server', () => {
         }
       }
     });
+  });
+});
+
+describe('an explicit policy deny, through @turnkey/viem and @turnkey/ethers', () => {
+  // Turnkey's own text for it, as its viem and ethers tests show it: code 7, empty details.
+  const DENIED = 'Turnkey error 7: policy engine denied request explicitly (Details: [])';
+  const BANNED = '0x000000000000000000000000000000000000dEaD' as const;
+  let server: RunningServer;
+  let organizationId: string;
+  let address: Hex;
+  let clients: { name: string; client: unknown }[];
+
+  beforeAll(async () => {
+    let root: SdkClient;
+    ({ server, organizationId, client: root } = await startTurnkeyServer());
+    const { addresses } = await root.createWallet({ walletName: 'eco', accounts: [ETH_ACCOUNT] });
+    address = addresses[0] as Hex;
+    // A second, non-root user: the root quorum (threshold 1) would bypass every policy.
+    const carol = generateApiKeyPair();
+    await root.createUsers({
+      users: [
+        {
+          userName: 'carol',
+          apiKeys: [
+            { apiKeyName: 'carol', publicKey: carol.publicKey, curveType: 'API_KEY_CURVE_P256' },
+          ],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
+    });
+    await root.createPolicy({
+      policyName: 'allow everything',
+      effect: 'EFFECT_ALLOW',
+      condition: 'true',
+      notes: '',
+    });
+    await root.createPolicy({
+      policyName: 'never pay the banned address',
+      effect: 'EFFECT_DENY',
+      condition: `eth.tx.to == '${BANNED.toLowerCase()}'`,
+      notes: '',
+    });
+    clients = [
+      { name: 'sdk-server apiClient', client: sdkClient(server.url, organizationId, carol) },
+      { name: '@turnkey/http TurnkeyClient', client: httpClient(server.url, carol) },
+    ];
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const tx = (to: Hex) =>
+    ({
+      type: 'eip1559',
+      chainId: 1,
+      nonce: 0,
+      to,
+      value: 1n,
+      gas: 21000n,
+      maxFeePerGas: parseGwei('30'),
+      maxPriorityFeePerGas: parseGwei('2'),
+    }) as const;
+
+  it('@turnkey/viem: a transaction to the banned address fails with code 7 and Turnkey’s message; another signs', async () => {
+    for (const { name, client } of clients) {
+      const account = await createAccount({
+        client: client as ViemClient,
+        organizationId,
+        signWith: address,
+      });
+      const error = (await rejection(account.signTransaction!(tx(BANNED)))) as Error & {
+        shortMessage?: string;
+      };
+      expect(error.name, name).toBe('TurnkeyActivityError');
+      // @turnkey/viem keeps only the message of the client's error (code 7 is in its text).
+      expect(error.shortMessage, name).toBe(`Failed to sign: ${DENIED}`);
+
+      const signed = (await account.signTransaction!(tx(RECIPIENT))) as TransactionSerialized;
+      const from = await recoverTransactionAddress({ serializedTransaction: signed });
+      expect(from.toLowerCase(), name).toBe(address.toLowerCase());
+    }
+  });
+
+  it('@turnkey/ethers: a transaction to the banned address fails with code 7 and Turnkey’s message; another signs', async () => {
+    for (const { name, client } of clients) {
+      const signer = new TurnkeySigner({
+        client: client as EthersClient,
+        organizationId,
+        signWith: address,
+      });
+      const populated = {
+        type: 2,
+        chainId: 1n,
+        nonce: 0,
+        value: 1n,
+        gasLimit: 21000n,
+        maxFeePerGas: 30_000_000_000n,
+        maxPriorityFeePerGas: 2_000_000_000n,
+      };
+      const error = (await rejection(
+        signer.signTransaction({ ...populated, to: BANNED }),
+      )) as Error & {
+        cause?: Error & { code?: number };
+      };
+      expect(error.name, name).toBe('TurnkeyActivityError');
+      expect(error.message, name).toBe(`Failed to sign: ${DENIED}`);
+      expect(error.cause?.code, name).toBe(7);
+      expect(error.cause?.message, name).toBe(DENIED);
+
+      const signed = await signer.signTransaction({ ...populated, to: RECIPIENT });
+      expect(Transaction.from(signed).from, name).toBe(ethersGetAddress(address));
+    }
   });
 });
