@@ -15,6 +15,7 @@ import type {
   Effect,
   Outcome,
   PathFormat,
+  PolicyOutcomeError,
   Quorum,
   StatusBody,
   User,
@@ -178,6 +179,8 @@ export type PrivateKeyTagRecord = TagRecord;
 export interface PolicyOutcomeRecord {
   policyId: string;
   outcome: Outcome;
+  /** For OUTCOME_ERROR: why, and whether it counted as a deny (kept for get_policy_evaluations). */
+  error?: PolicyOutcomeError;
 }
 
 /** One decision on an activity (per vote): the outcome of every policy of the organization. */

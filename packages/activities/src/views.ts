@@ -196,10 +196,11 @@ export function policyEvaluationView(evaluation: PolicyEvaluationRecord): Policy
     activityId: evaluation.activityId,
     organizationId: evaluation.organizationId,
     voteId: evaluation.voteId ?? '',
-    policyEvaluations: evaluation.policyEvaluations.map((e) => ({
-      policyId: e.policyId,
-      outcome: e.outcome,
-    })),
+    policyEvaluations: evaluation.policyEvaluations.map((e) =>
+      e.error
+        ? { policyId: e.policyId, outcome: e.outcome, error: { ...e.error } }
+        : { policyId: e.policyId, outcome: e.outcome },
+    ),
     createdAt: timestampOf(evaluation.createdAt),
   };
 }

@@ -54,13 +54,14 @@ export type Expr =
       readonly args: readonly Expr[];
     }
   | { readonly k: 'not'; readonly pos: number; readonly operand: Expr }
+  /** `a && b && …` or `a || b || …`: one n-ary node per chain (two or more operands), so a
+   *  long chain is wide, not deep, and no walk over the tree can overflow the stack. A
+   *  parenthesized chain stays a node of its own. */
   | {
       readonly k: 'logical';
       readonly pos: number;
-      readonly opPos: number;
       readonly op: '&&' | '||';
-      readonly left: Expr;
-      readonly right: Expr;
+      readonly operands: readonly Expr[];
     }
   | {
       readonly k: 'compare';

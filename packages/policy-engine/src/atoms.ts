@@ -17,6 +17,7 @@ import type { PathRegistry, PathSpec } from './paths.js';
 import type { PolicyField } from './policy-error.js';
 import {
   type Conformer,
+  charge,
   conformerFor,
   describeValue,
   dynamic,
@@ -185,7 +186,7 @@ function order(op: number, a: bigint, b: bigint): boolean {
 /** Evaluate one atom: a boolean, or FAULT with the error recorded on `env`. */
 export function evalAtom(a: Atom, env: Env): boolean | Fault {
   const fault = env.pathFaults[a.path];
-  if (fault !== undefined) return raise(env, fault.errorClass, fault.message);
+  if (fault !== undefined) return raise(env, fault.errorClass, fault.message, fault.keyword);
   const v = env.paths[a.path];
   switch (a.kind) {
     case EQ:
@@ -196,6 +197,7 @@ export function evalAtom(a: Atom, env: Env): boolean | Fault {
       return (a.set as ReadonlySet<unknown>).has(v);
     case CONTAINS: {
       const items = v as unknown[];
+      if (!charge(env, items.length)) return FAULT;
       let found = false;
       let failed = false;
       const needleType = typeof a.value;

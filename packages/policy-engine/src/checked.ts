@@ -31,7 +31,8 @@ export type Checked =
       readonly end: Checked;
     })
   | (Base & { readonly k: 'not'; readonly operand: Checked })
-  | (Base & { readonly k: 'and' | 'or'; readonly left: Checked; readonly right: Checked })
+  /** An `&&` / `||` chain, flattened (no operand is a junction of the same kind). */
+  | (Base & { readonly k: 'and' | 'or'; readonly operands: readonly Checked[] })
   | (Base & {
       readonly k: 'cmp';
       readonly op: ComparisonOperator;

@@ -232,14 +232,17 @@ class Checker {
           pos: e.pos,
           operand: this.expectBool(e.operand, "the operand of '!'"),
         };
-      case 'logical':
-        return {
-          k: e.op === '&&' ? 'and' : 'or',
-          type: BOOL,
-          pos: e.pos,
-          left: this.expectBool(e.left, `each side of '${e.op}'`),
-          right: this.expectBool(e.right, `each side of '${e.op}'`),
-        };
+      case 'logical': {
+        const k = e.op === '&&' ? 'and' : 'or';
+        const operands: Checked[] = [];
+        for (const operand of e.operands) {
+          const c = this.expectBool(operand, `each side of '${e.op}'`);
+          // `(a && b) && c` is one chain: flatten, so the compiler sees one n-ary node.
+          if (c.k === k) for (const inner of c.operands) operands.push(inner);
+          else operands.push(c);
+        }
+        return { k, type: BOOL, pos: e.pos, operands };
+      }
       case 'compare': {
         const left = this.value(e.left);
         const right = this.value(e.right);

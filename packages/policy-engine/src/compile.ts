@@ -18,10 +18,12 @@
 
 import { type Atom, atomOf, evalAtom, pathOf } from './atoms.js';
 import type { Checked, CheckedExpression } from './checked.js';
+import { localCost } from './cost.js';
 import { cronSpanActive, type ZoneClock, zoneClock } from './cron-span.js';
 import type { PathFault, PathRegistry, PathSpec } from './paths.js';
 import type { PolicyField } from './policy-error.js';
 import {
+  charge,
   conformerFor,
   describeValue,
   dynamic,
@@ -33,12 +35,13 @@ import {
   indexInto,
   isScalarValue,
   raise,
+  type StepMeter,
 } from './runtime.js';
 import type { Type } from './types.js';
 
 /** What a compiled expression reads (keyword roots, lambda slots, the time) and where it
  *  records an error. */
-export interface Env extends FaultSink {
+export interface Env extends FaultSink, StepMeter {
   readonly roots: Readonly<Record<string, unknown>>;
   /** Hydrated keyword paths, by {@link PathSpec.index}. */
   readonly paths: unknown[];
@@ -70,7 +73,9 @@ export interface CompileScope {
 function pathReader(index: number): Compiled {
   return (env) => {
     const fault = env.pathFaults[index];
-    return fault === undefined ? env.paths[index] : raise(env, fault.errorClass, fault.message);
+    return fault === undefined
+      ? env.paths[index]
+      : raise(env, fault.errorClass, fault.message, fault.keyword);
   };
 }
 
@@ -184,16 +189,7 @@ function compileNode(n: Checked, cx: CompileScope): Compiled {
  * closures. No short-circuit: every operand is evaluated, and any failure fails the chain.
  */
 function compileJunction(n: Extract<Checked, { k: 'and' | 'or' }>, cx: CompileScope): Compiled {
-  const operands: Checked[] = [];
-  const flatten = (c: Checked): void => {
-    if (c.k === n.k) {
-      flatten(c.left);
-      flatten(c.right);
-    } else {
-      operands.push(c);
-    }
-  };
-  flatten(n);
+  const operands = n.operands;
   const atoms: Atom[] = [];
   const others: ((env: Env) => boolean | Fault)[] = [];
   for (const operand of operands) {
@@ -483,6 +479,7 @@ function compileIn(n: Extract<Checked, { k: 'in' }>, cx: CompileScope): Compiled
       if (items === FAULT) return FAULT;
       if (!Array.isArray(items))
         return raise(env, 'type', `'in' needs a list, found ${describeValue(items)}`);
+      if (!charge(env, items.length)) return FAULT;
       let found = false;
       let failed = false;
       for (let i = 0; i < items.length; i++) {
@@ -501,6 +498,7 @@ function compileIn(n: Extract<Checked, { k: 'in' }>, cx: CompileScope): Compiled
       return raise(env, 'type', `'in' needs a list, found ${describeValue(items)}`);
     if (dyn && !isScalarValue(v))
       return raise(env, 'type', `'in' cannot look for ${describeValue(v)}`);
+    if (!charge(env, items.length)) return FAULT;
     let found = false;
     let failed = false;
     for (let i = 0; i < items.length; i++) {
@@ -523,6 +521,9 @@ function compileLambda(
   const conform = conformerFor(elementType(n.target.type));
   const slot = n.slot;
   const kind = n.k;
+  // Each element costs one step plus the body's own nodes; loops inside the body charge
+  // their own work when they start.
+  const perItem = 1 + localCost(n.body);
   if (mode === 'count') {
     // `filter(…).count()`: count what the filter keeps, evaluating every element.
     return (env) => {
@@ -531,6 +532,7 @@ function compileLambda(
       if (!Array.isArray(items)) {
         return raise(env, 'type', `filter() needs a list, found ${describeValue(items)}`);
       }
+      if (!charge(env, items.length * perItem)) return FAULT;
       const vars = env.vars;
       let failed = false;
       let kept = 0;
@@ -553,6 +555,7 @@ function compileLambda(
     if (items === FAULT) return FAULT;
     if (!Array.isArray(items))
       return raise(env, 'type', `${kind}() needs a list, found ${describeValue(items)}`);
+    if (!charge(env, items.length * perItem)) return FAULT;
     const vars = env.vars;
     let failed = false;
     let every = true;

@@ -82,4 +82,11 @@ export interface EvaluationContext {
   /** True when evaluating for a REJECT vote: policies that would allow or wait for consensus
    *  report OUTCOME_REJECTED, and the decision is DENY. */
   readonly rejected?: boolean;
+  /**
+   * The policies the request deletes or replaces. Their evaluation cost is not charged to the
+   * decision's shared budget, and running out of their own budget does not make them deny: a
+   * policy can never block its own removal by being costly. (A cheap DENY that forbids its own
+   * removal still does.)
+   */
+  readonly ownCostExempt?: ReadonlySet<string>;
 }

@@ -28,7 +28,7 @@ export interface CombinedDecision {
 }
 
 /** How an erroring policy counts; see the README ("Errors fail closed"). */
-export type ErrorClassForDecision = 'missing' | 'type' | 'invalid';
+export type ErrorClassForDecision = 'missing' | 'type' | 'invalid' | 'budget';
 
 /**
  * The verdict of one policy outcome.
@@ -36,6 +36,7 @@ export type ErrorClassForDecision = 'missing' | 'type' | 'invalid';
  *  - ERROR on a DENY policy denies (fail closed) unless the error is only missing data
  *    (the request does not carry what the policy reads, so the policy is about another kind of
  *    request — the reference's rule); with `strictDenyErrors` every erroring DENY denies.
+ *    A `budget` error (the evaluation was stopped) denies like a `type` error.
  */
 export function verdictOf(
   effect: Effect,

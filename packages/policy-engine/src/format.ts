@@ -44,6 +44,7 @@ export function formatExpression(e: Expr): string {
     case 'not':
       return `!${atom(e.operand)}`;
     case 'logical':
+      return e.operands.map(atom).join(` ${e.op} `);
     case 'compare':
       return `${atom(e.left)} ${e.op} ${atom(e.right)}`;
     case 'in':

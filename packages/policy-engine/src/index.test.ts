@@ -73,6 +73,8 @@ describe('the public API (README example)', () => {
           field: 'condition',
           errorClass: 'missing',
           message: 'bitcoin.tx is not available for this request',
+          countedAsDeny: false,
+          keyword: 'bitcoin.tx',
         },
       ],
     });

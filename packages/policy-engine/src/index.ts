@@ -19,6 +19,14 @@ export type {
   PolicyWallet,
 } from './context.js';
 export {
+  COST_BUDGET,
+  type CostEstimate,
+  DECISION_BUDGET,
+  DYNAMIC_LIST_BOUND,
+  estimateCost,
+  SCHEMA_LIST_BOUND,
+} from './cost.js';
+export {
   type CombinedDecision,
   combineVerdicts,
   type DecisionKind,
@@ -32,6 +40,7 @@ export { formatExpression } from './format.js';
 export { MAX_NESTING, MAX_SOURCE_LENGTH, parseExpression } from './parser.js';
 export {
   type CheckedPolicy,
+  type CheckOptions,
   checkPolicy,
   type ParsedPolicy,
   type PolicyInput,
@@ -49,7 +58,7 @@ export {
   type PolicyEvaluation,
   type PolicyEvaluationError,
 } from './policy-set.js';
-export type { ErrorClass } from './runtime.js';
+export { BUDGET_EXCEEDED, type ErrorClass } from './runtime.js';
 export { type KeywordSchema, TURNKEY_SCHEMA } from './schema.js';
 export {
   ANY,

@@ -34,7 +34,14 @@ describe('parseExpression', () => {
   it('gives && precedence over || and binds ! tighter than ==', () => {
     expect(formatExpression(parseExpression('a || b && c', 'condition'))).toBe('a || (b && c)');
     expect(formatExpression(parseExpression('!a == b', 'condition'))).toBe('(!a) == b');
-    expect(formatExpression(parseExpression('a && b && c', 'condition'))).toBe('(a && b) && c');
+    // A chain is one n-ary node; a parenthesized chain stays a node of its own.
+    expect(formatExpression(parseExpression('a && b && c', 'condition'))).toBe('a && b && c');
+    expect(formatExpression(parseExpression('(a && b) && c', 'condition'))).toBe('(a && b) && c');
+    expect(parseExpression('a || b || c && d', 'condition')).toMatchObject({
+      k: 'logical',
+      op: '||',
+      operands: [{ k: 'ident' }, { k: 'ident' }, { k: 'logical', op: '&&' }],
+    });
   });
 
   it('parses postfix chains: fields, indexes, slices, methods and .count without parentheses', () => {

@@ -90,22 +90,25 @@ class Parser {
 
   private expr(): Expr {
     this.enter(this.tok.pos);
-    let left = this.and();
-    while (this.tok.kind === '||') {
-      const op = this.next();
-      left = { k: 'logical', pos: left.pos, opPos: op.pos, op: '||', left, right: this.and() };
-    }
+    const first = this.and();
+    const e = this.tok.kind === '||' ? this.chain('||', first, () => this.and()) : first;
     this.depth--;
-    return left;
+    return e;
   }
 
   private and(): Expr {
-    let left = this.compare();
-    while (this.tok.kind === '&&') {
-      const op = this.next();
-      left = { k: 'logical', pos: left.pos, opPos: op.pos, op: '&&', left, right: this.compare() };
+    const first = this.compare();
+    return this.tok.kind === '&&' ? this.chain('&&', first, () => this.compare()) : first;
+  }
+
+  /** The rest of an `&&` / `||` chain, collected into one n-ary node (iteratively). */
+  private chain(op: '&&' | '||', first: Expr, operand: () => Expr): Expr {
+    const operands: Expr[] = [first];
+    while (this.tok.kind === op) {
+      this.next();
+      operands.push(operand());
     }
-    return left;
+    return { k: 'logical', pos: first.pos, op, operands };
   }
 
   private compare(): Expr {
@@ -133,7 +136,19 @@ class Parser {
   }
 
   private postfix(): Expr {
-    let e = this.primary();
+    const e = this.primary();
+    let links = 0;
+    try {
+      return this.accesses(e, () => links++);
+    } finally {
+      this.depth -= links;
+    }
+  }
+
+  /** The `.f`, `.m(…)`, `[i]`, `[a..b]` after a primary. Each one nests the tree a level
+   *  deeper, so each counts towards {@link MAX_NESTING} (`count` records how many were entered). */
+  private accesses(start: Expr, count: () => void): Expr {
+    let e = start;
     let links = 0;
     for (;;) {
       const t = this.tok;
@@ -169,6 +184,8 @@ class Parser {
         return e;
       }
       if (++links > MAX_NESTING) this.fail(t.pos, `more than ${MAX_NESTING} accesses in a row`);
+      count();
+      this.enter(t.pos);
     }
   }
 

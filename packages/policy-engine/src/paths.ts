@@ -15,6 +15,8 @@ export class PathFault {
   constructor(
     readonly errorClass: ErrorClass,
     readonly message: string,
+    /** The keyword path read (`wallet.id`), for "why was this denied?". */
+    readonly keyword: string,
   ) {}
 }
 
@@ -24,6 +26,8 @@ interface Step {
   readonly kind: 'namespace' | 'root' | 'field';
   readonly conform?: Conformer;
   readonly label: string;
+  /** The dotted keyword path up to this step. */
+  readonly keyword: string;
   /** The fault when the value is absent (built once: the same every time). */
   readonly absent: PathFault;
   /** The fault when a namespace holder is not an object. */
@@ -59,7 +63,9 @@ export function readPath(spec: PathSpec, roots: Readonly<Record<string, unknown>
     }
     capture.fault = undefined;
     v = (step.conform as Conformer)(v, capture, step.label);
-    if (capture.fault !== undefined) return new PathFault(capture.fault, capture.faultMessage);
+    if (capture.fault !== undefined) {
+      return new PathFault(capture.fault, capture.faultMessage, step.keyword);
+    }
   }
   return v;
 }
@@ -83,34 +89,42 @@ export class PathRegistry {
     const known = this.byKey.get(key);
     if (known) return known;
     const steps: Step[] = [];
+    const keyword = root.join('.');
     root.forEach((name, i) => {
       const label = root.slice(0, i + 1).join('.');
       const absent = new PathFault(
         'missing',
-        `${root.join('.')} is not available for this request`,
+        `${keyword} is not available for this request`,
+        keyword,
       );
       const parent = i === 0 ? 'the context' : root.slice(0, i).join('.');
-      const notObject = new PathFault('type', `${parent} should be a namespace object`);
-      if (i < root.length - 1) steps.push({ name, kind: 'namespace', label, absent, notObject });
-      else
+      const notObject = new PathFault('type', `${parent} should be a namespace object`, label);
+      if (i < root.length - 1) {
+        steps.push({ name, kind: 'namespace', label, keyword: label, absent, notObject });
+      } else {
         steps.push({
           name,
           kind: 'root',
           conform: conformerFor(rootType),
           label,
+          keyword,
           absent,
           notObject,
         });
+      }
     });
+    let path = keyword;
     for (const f of fields) {
       const label = `field '${f.name}'`;
+      path = `${path}.${f.name}`;
       steps.push({
         name: f.name,
         kind: 'field',
         conform: conformerFor(f.type),
         label,
-        absent: new PathFault('missing', `${label} is missing`),
-        notObject: new PathFault('type', `${label} should be in a struct`),
+        keyword: path,
+        absent: new PathFault('missing', `${label} is missing`, path),
+        notObject: new PathFault('type', `${label} should be in a struct`, path),
       });
     }
     const spec: PathSpec = { index: this.specs.length, scope, key, steps };

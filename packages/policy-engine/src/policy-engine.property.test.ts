@@ -150,6 +150,8 @@ describe('differential: the compiled engine agrees with the reference evaluator'
           nowMs: ctx.now,
           fault: undefined,
           faultMessage: '',
+          steps: 0,
+          budget: Number.POSITIVE_INFINITY,
         };
         const value = compiled(env);
         const got = value === FAULT ? { ok: false, error: env.fault } : { ok: true, value };

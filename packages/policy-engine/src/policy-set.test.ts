@@ -300,6 +300,8 @@ describe('evaluate: errors (no short-circuit, fail closed)', () => {
         field: 'condition',
         errorClass: 'missing',
         message: 'wallet is not available for this request',
+        countedAsDeny: false,
+        keyword: 'wallet',
       },
     ]);
     // `false && <error>` is an error too

@@ -17,6 +17,7 @@ import { BoundedCache } from './bounded-cache.js';
 import { checkExpression } from './checker.js';
 import { type CompiledPredicate, compileExpression, type Env } from './compile.js';
 import type { EvaluationContext } from './context.js';
+import { COST_BUDGET, DECISION_BUDGET } from './cost.js';
 import {
   type DecisionKind,
   decide,
@@ -71,9 +72,14 @@ export interface PolicyEvaluation {
 export interface PolicyEvaluationError {
   readonly policyId: string;
   readonly field: PolicyField | 'policy';
-  /** `missing` data, `type` mismatch (or internal fault), or an `invalid` policy text. */
+  /** `missing` data, `type` mismatch (or internal fault), an `invalid` policy text, or the
+   *  evaluation stopped by its step `budget`. */
   readonly errorClass: ErrorClassForDecision;
   readonly message: string;
+  /** Whether this error made the policy count as a deny (fail closed). */
+  readonly countedAsDeny: boolean;
+  /** The keyword path the error was about (`bitcoin.tx`, `wallet.id`), when it was about one. */
+  readonly keyword?: string;
 }
 
 export interface PolicyDecision {
@@ -320,7 +326,18 @@ function envFor(
   vars: unknown[],
   nowMs: number,
 ): Env {
-  return { roots, paths, pathFaults, vars, nowMs, fault: undefined, faultMessage: '' };
+  return {
+    roots,
+    paths,
+    pathFaults,
+    vars,
+    nowMs,
+    fault: undefined,
+    faultMessage: '',
+    faultKeyword: undefined,
+    steps: 0,
+    budget: COST_BUDGET,
+  };
 }
 
 /** Results of the shared predicates in the current evaluation (`epoch` says which is current). */
@@ -330,6 +347,7 @@ interface Memo {
   readonly value: boolean[];
   readonly fault: (ErrorClass | undefined)[];
   readonly message: string[];
+  readonly keyword: (string | undefined)[];
 }
 
 function newMemo(n: number): Memo {
@@ -339,6 +357,7 @@ function newMemo(n: number): Memo {
     value: new Array(n).fill(false),
     fault: new Array(n).fill(undefined),
     message: new Array(n).fill(''),
+    keyword: new Array(n).fill(undefined),
   };
 }
 
@@ -350,6 +369,7 @@ function memoize(f: CompiledPredicate, k: number, memo: Memo): Predicate {
       if (fault === undefined) return memo.value[k] as boolean;
       env.fault = fault;
       env.faultMessage = memo.message[k] as string;
+      env.faultKeyword = memo.keyword[k];
       return FAULT;
     }
     const r = f(env);
@@ -357,6 +377,7 @@ function memoize(f: CompiledPredicate, k: number, memo: Memo): Predicate {
     if (r === FAULT) {
       memo.fault[k] = env.fault ?? 'type';
       memo.message[k] = env.faultMessage;
+      memo.keyword[k] = env.faultKeyword;
     } else {
       memo.fault[k] = undefined;
       memo.value[k] = r;
@@ -372,12 +393,25 @@ function errorRecord(
   field: PolicyField | 'policy',
   errorClass: ErrorClassForDecision,
   message: string,
+  countedAsDeny: boolean,
+  keyword?: string,
 ): PolicyEvaluationError {
   const last = plan.lastErrors[i];
-  if (last && last.field === field && last.errorClass === errorClass && last.message === message) {
+  if (
+    last &&
+    last.field === field &&
+    last.errorClass === errorClass &&
+    last.message === message &&
+    last.countedAsDeny === countedAsDeny &&
+    last.keyword === keyword
+  ) {
     return last;
   }
-  const r = Object.freeze({ policyId, field, errorClass, message });
+  const r: PolicyEvaluationError = Object.freeze(
+    keyword === undefined
+      ? { policyId, field, errorClass, message, countedAsDeny }
+      : { policyId, field, errorClass, message, countedAsDeny, keyword },
+  );
   plan.lastErrors[i] = r;
   return r;
 }
@@ -453,14 +487,18 @@ function decideSet(
   }
 }
 
-/** Run one compiled field with a clean error slot. */
+/** Run one compiled field with a clean error slot and a fresh step budget of `budget`. */
 function run(
   f: Predicate,
   env: Env,
+  budget: number,
   bump: (() => void) | undefined,
   guarded: unknown,
 ): boolean | Fault {
   env.fault = undefined;
+  env.faultKeyword = undefined;
+  env.steps = 0;
+  env.budget = budget;
   if (bump !== undefined) bump();
   if (guarded === undefined) return f(env);
   try {
@@ -494,6 +532,9 @@ function decidePolicies(
   const rejectedIds: string[] = [];
   const allow: string[] = [];
   const consensus: string[] = [];
+  const exempt = context.ownCostExempt;
+  // What the whole decision may still spend; an exempt policy spends from a budget of its own.
+  let pool = DECISION_BUDGET;
 
   for (let i = 0; i < policies.length; i++) {
     const p = policies[i] as CompiledPolicy;
@@ -501,14 +542,24 @@ function decidePolicies(
     if (p.compileError) {
       code = ERROR;
       const field = p.compileError instanceof PolicyError ? p.compileError.kind : 'policy';
-      errors.push(errorRecord(plan, i, p.policyId, field, 'invalid', p.compileError.message));
       // An invalid DENY denies; an invalid ALLOW grants nothing.
-      if (verdictOf(p.effect, 'OUTCOME_ERROR', 'invalid', strict) === 'deny') deny.push(p.policyId);
+      const denies = verdictOf(p.effect, 'OUTCOME_ERROR', 'invalid', strict) === 'deny';
+      if (denies) deny.push(p.policyId);
+      errors.push(
+        errorRecord(plan, i, p.policyId, field, 'invalid', p.compileError.message, denies),
+      );
     } else {
+      const isExempt = exempt !== undefined && exempt.has(p.policyId);
+      let policyPool = isExempt ? COST_BUDGET * 3 : pool;
+      const runField = (f: Predicate, env: Env): boolean | Fault => {
+        const r = run(f, env, Math.min(COST_BUDGET, policyPool), bump, guarded);
+        policyPool -= Math.min(env.steps, env.budget);
+        return r;
+      };
       let failed: Env | undefined;
       let field: PolicyField = 'time';
       const timeFn = plan.time[i];
-      const time = timeFn === undefined ? true : run(timeFn, envs.time, bump, guarded);
+      const time = timeFn === undefined ? true : runField(timeFn, envs.time);
       if (time === FAULT) {
         failed = envs.time;
         code = ERROR;
@@ -517,8 +568,7 @@ function decidePolicies(
       } else {
         field = 'condition';
         const conditionFn = plan.condition[i];
-        const condition =
-          conditionFn === undefined ? true : run(conditionFn, envs.condition, bump, guarded);
+        const condition = conditionFn === undefined ? true : runField(conditionFn, envs.condition);
         if (condition === FAULT) {
           failed = envs.condition;
           code = ERROR;
@@ -527,8 +577,7 @@ function decidePolicies(
         } else {
           field = 'consensus';
           const consensusFn = plan.consensus[i];
-          const met =
-            consensusFn === undefined ? true : run(consensusFn, envs.consensus, bump, guarded);
+          const met = consensusFn === undefined ? true : runField(consensusFn, envs.consensus);
           if (met === FAULT) {
             failed = envs.consensus;
             code = ERROR;
@@ -557,13 +606,27 @@ function decidePolicies(
         case ERROR: {
           const env = failed as Env;
           const errorClass: ErrorClass = env.fault ?? 'type';
-          errors.push(errorRecord(plan, i, p.policyId, field, errorClass, env.faultMessage));
-          if (verdictOf(p.effect, 'OUTCOME_ERROR', errorClass, strict) === 'deny') {
-            deny.push(p.policyId);
-          }
+          // A policy the request removes cannot block it by running out of budget.
+          const denies =
+            !(isExempt && errorClass === 'budget') &&
+            verdictOf(p.effect, 'OUTCOME_ERROR', errorClass, strict) === 'deny';
+          if (denies) deny.push(p.policyId);
+          errors.push(
+            errorRecord(
+              plan,
+              i,
+              p.policyId,
+              field,
+              errorClass,
+              env.faultMessage,
+              denies,
+              env.faultKeyword,
+            ),
+          );
           break;
         }
       }
+      if (!isExempt) pool = policyPool;
     }
     outcomes[i] = plan.records[i * OUTCOMES.length + code] as PolicyEvaluation;
   }

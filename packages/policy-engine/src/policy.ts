@@ -6,8 +6,9 @@ import type { Effect } from '@keyhold/protocol';
 import type { Expr } from './ast.js';
 import type { CheckedExpression } from './checked.js';
 import { checkExpression } from './checker.js';
+import { COST_BUDGET, estimateCost, round } from './cost.js';
 import { parseExpression } from './parser.js';
-import type { PolicyField } from './policy-error.js';
+import { PolicyError, type PolicyField } from './policy-error.js';
 import { type KeywordSchema, TURNKEY_SCHEMA } from './schema.js';
 
 /** A policy as stored. Absent, null or blank `condition`/`consensus`/`time` mean "always". */
@@ -63,20 +64,53 @@ export function parsePolicy(policy: PolicyTexts): ParsedPolicy {
   return out;
 }
 
+export interface CheckOptions {
+  /** The most steps one evaluation of a field may be estimated to take (default
+   *  {@link COST_BUDGET}); `Infinity` checks types only, as compiling a stored policy does. */
+  readonly costBudget?: number;
+}
+
 /**
- * Parse and type-check every present field against the schema (default: Turnkey's keywords).
+ * Parse and type-check every present field against the schema (default: Turnkey's keywords),
+ * and refuse a field whose estimated evaluation cost is over the budget (cost.ts).
  * Throws `PolicyError` with the field, position and detail of the first fault.
+ *
+ * @example
+ * checkPolicy({ condition: "activity.resource == 'WALLET'" }); // ok
+ * checkPolicy({ condition: '[1, 2].all(a, [3, 4].all(b, a < b))' }, TURNKEY_SCHEMA, {
+ *   costBudget: 10,
+ * }); // PolicyError: too costly to evaluate …
  */
 export function checkPolicy(
   policy: PolicyTexts,
   schema: KeywordSchema = TURNKEY_SCHEMA,
+  options: CheckOptions = {},
 ): CheckedPolicy {
+  const budget = options.costBudget ?? COST_BUDGET;
   const out: { -readonly [K in PolicyField]?: CheckedExpression } = {};
   for (const field of POLICY_FIELDS) {
     const text = fieldText(policy, field);
     if (text !== undefined) {
-      out[field] = checkExpression(parseExpression(text, field), field, text, schema);
+      const checked = checkExpression(parseExpression(text, field), field, text, schema);
+      if (budget !== Number.POSITIVE_INFINITY) assertAffordable(checked, field, budget);
+      out[field] = checked;
     }
   }
   return out;
+}
+
+/** Throws `PolicyError` at the smallest part of the expression estimated over the budget. */
+export function assertAffordable(
+  checked: CheckedExpression,
+  field: PolicyField,
+  budget: number = COST_BUDGET,
+): void {
+  const { steps, culprit } = estimateCost(checked.root, budget);
+  if (!culprit) return;
+  throw PolicyError.at(
+    field,
+    checked.source,
+    culprit.pos,
+    `too costly to evaluate: about ${round(steps)} steps per evaluation, over the budget of ${round(budget)}; here ${culprit.why} (about ${round(culprit.steps)} steps). Use fewer or shorter nested loops, or 'in' with a literal list`,
+  );
 }

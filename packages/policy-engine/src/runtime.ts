@@ -7,6 +7,7 @@
  *    slice outside the list or string. The reference calls this a MissingField error.
  *  - `type`: the data is there but not of the type the policy was checked against (a dynamic
  *    value of the wrong kind, a non-integer number, a malformed context) — or an internal fault.
+ *  - `budget`: the evaluation took more steps than its budget (see cost.ts) and was stopped.
  * The class decides how an erroring DENY policy counts (see `decision.ts`).
  *
  * Compiled code does not throw: a failing node records the error on the environment and returns
@@ -16,7 +17,7 @@
  */
 import type { Type } from './types.js';
 
-export type ErrorClass = 'missing' | 'type';
+export type ErrorClass = 'missing' | 'type' | 'budget';
 
 /** What a failed node returns. */
 export const FAULT: unique symbol = Symbol('policy evaluation fault');
@@ -24,19 +25,52 @@ export type Fault = typeof FAULT;
 
 /** Where a compiled expression records its errors. */
 export interface FaultSink {
-  /** The weightiest error class seen so far (`type` over `missing`), or undefined. */
+  /** The weightiest error class seen so far (`budget` over `type` over `missing`), or undefined. */
   fault: ErrorClass | undefined;
   /** The first message of that class. */
   faultMessage: string;
+  /** The keyword path that error was about (`eth.eip_712.message`), when it was about one. */
+  faultKeyword?: string | undefined;
 }
 
-/** Record an error and return FAULT. Order-independent: `type` outweighs `missing`. */
-export function raise(sink: FaultSink, errorClass: ErrorClass, message: string): Fault {
-  if (sink.fault === undefined || (errorClass === 'type' && sink.fault === 'missing')) {
+const WEIGHT: Readonly<Record<ErrorClass, number>> = { missing: 1, type: 2, budget: 3 };
+
+/** Record an error and return FAULT. Order-independent: the weightier class wins. */
+export function raise(
+  sink: FaultSink,
+  errorClass: ErrorClass,
+  message: string,
+  keyword?: string,
+): Fault {
+  if (sink.fault === undefined || WEIGHT[errorClass] > WEIGHT[sink.fault]) {
     sink.fault = errorClass;
     sink.faultMessage = message;
+    sink.faultKeyword = keyword;
   }
   return FAULT;
+}
+
+/** The message of an evaluation stopped by its step budget. */
+export const BUDGET_EXCEEDED = 'evaluation budget exceeded';
+
+/** What an evaluation may still spend. Loops charge their work here *before* they run it. */
+export interface StepMeter {
+  /** Steps charged so far. */
+  steps: number;
+  /** The most it may charge; past it every loop refuses to start. */
+  budget: number;
+}
+
+/**
+ * Charge `n` steps before doing them. False (and a `budget` error recorded) when that would go
+ * over the budget: the caller returns FAULT without doing the work, so an evaluation stops
+ * within one loop's worth of its budget however the loops nest.
+ */
+export function charge(env: StepMeter & FaultSink, n: number): boolean {
+  env.steps += n;
+  if (env.steps <= env.budget) return true;
+  raise(env, 'budget', BUDGET_EXCEEDED);
+  return false;
 }
 
 export function describeValue(v: unknown): string {

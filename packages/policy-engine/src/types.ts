@@ -10,7 +10,8 @@ export type Type =
   | { readonly t: 'string' }
   | { readonly t: 'timestamp' }
   | { readonly t: 'any' }
-  | { readonly t: 'list'; readonly of: Type }
+  /** `max`: the most items the context can hold, which the cost estimate assumes (cost.ts). */
+  | { readonly t: 'list'; readonly of: Type; readonly max?: number }
   /** A map from string keys to values of one type, read with `m['key']`. */
   | { readonly t: 'map'; readonly of: Type }
   | { readonly t: 'struct'; readonly name: string; readonly fields: Readonly<Record<string, Type>> }
@@ -26,8 +27,9 @@ export const STRING: Type = { t: 'string' };
 export const TIMESTAMP: Type = { t: 'timestamp' };
 export const ANY: Type = { t: 'any' };
 
-export function listOf(of: Type): Type {
-  return { t: 'list', of };
+/** A list type; `max` bounds its length for the write-time cost estimate (see cost.ts). */
+export function listOf(of: Type, max?: number): Type {
+  return max === undefined ? { t: 'list', of } : { t: 'list', of, max };
 }
 export function mapOf(of: Type): Type {
   return { t: 'map', of };

@@ -179,8 +179,32 @@ export interface PolicyEvaluation {
   activityId: string;
   organizationId: string;
   voteId: string;
-  policyEvaluations: { policyId: string; outcome: Outcome }[];
+  policyEvaluations: PolicyOutcome[];
   createdAt: Timestamp;
+}
+
+/**
+ * One policy's outcome. `error` is a Keyhold extension (clients ignore unknown fields): why an
+ * OUTCOME_ERROR happened and whether it counted as a deny.
+ */
+export interface PolicyOutcome {
+  policyId: string;
+  outcome: Outcome;
+  error?: PolicyOutcomeError;
+}
+
+/** Why a policy evaluated to OUTCOME_ERROR (Keyhold extension of the wire record). */
+export interface PolicyOutcomeError {
+  /** The expression that failed: `condition`, `consensus`, `time`, or `policy` (unusable text). */
+  field: 'condition' | 'consensus' | 'time' | 'policy';
+  /** `missing` data, a `type` mismatch, an `invalid` stored text, or the evaluation `budget`. */
+  errorClass: 'missing' | 'type' | 'invalid' | 'budget';
+  /** What went wrong, naming the keyword or value where it can. */
+  message: string;
+  /** Whether this error made the policy count as a deny (fail closed), per the README's rule. */
+  countedAsDeny: boolean;
+  /** The keyword path the error was about (`bitcoin.tx`, `wallet.id`), when it was about one. */
+  keyword?: string;
 }
 
 /** `v1WebhookSubscriptionParams`. */

@@ -109,6 +109,33 @@ export function rootQuorumStanding(
   };
 }
 
+/**
+ * The policies an activity deletes or replaces: their evaluation cost cannot block it (the
+ * engine's `ownCostExempt`), so an organization can always remove a policy that is too costly.
+ */
+export function policiesRemovedBy(
+  definition: ActivityDefinition,
+  parameters: Readonly<Record<string, unknown>>,
+): ReadonlySet<string> | undefined {
+  switch (definition.kind) {
+    case 'DELETE_POLICY':
+    case 'UPDATE_POLICY':
+      return typeof parameters.policyId === 'string'
+        ? new Set([parameters.policyId.toLowerCase()])
+        : undefined;
+    case 'DELETE_POLICIES':
+      return Array.isArray(parameters.policyIds)
+        ? new Set(
+            parameters.policyIds
+              .filter((id) => typeof id === 'string')
+              .map((id) => id.toLowerCase()),
+          )
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /** Managing your own API keys is allowed unless a policy denies it. */
 function managesOwnCredentials(subject: DecisionSubject): boolean {
   const { kind } = subject.definition;
@@ -118,8 +145,25 @@ function managesOwnCredentials(subject: DecisionSubject): boolean {
   return typeof userId === 'string' && userId.toLowerCase() === submitter;
 }
 
-function outcomesOf(engine: PolicyDecision | undefined): PolicyOutcomeRecord[] {
-  return (engine?.outcomes ?? []).map((o) => ({ policyId: o.policyId, outcome: o.outcome }));
+/** Each policy's outcome; an OUTCOME_ERROR keeps why, and whether it counted as a deny. */
+export function outcomesOf(engine: PolicyDecision | undefined): PolicyOutcomeRecord[] {
+  if (!engine) return [];
+  const errors = new Map(engine.errors.map((e) => [e.policyId, e]));
+  return engine.outcomes.map((o) => {
+    const error = o.outcome === 'OUTCOME_ERROR' ? errors.get(o.policyId) : undefined;
+    if (!error) return { policyId: o.policyId, outcome: o.outcome };
+    return {
+      policyId: o.policyId,
+      outcome: o.outcome,
+      error: {
+        field: error.field,
+        errorClass: error.errorClass,
+        message: error.message,
+        countedAsDeny: error.countedAsDeny,
+        ...(error.keyword === undefined ? {} : { keyword: error.keyword }),
+      },
+    };
+  });
 }
 
 /**
@@ -141,11 +185,13 @@ export async function decide(
   if (!rootOnly) {
     const set = await loadPolicySet(tx, orgId);
     if (set.policies.length > 0) {
+      const removed = policiesRemovedBy(definition, subject.parameters);
       engine = evaluate(set, {
         condition: await conditionContextOf(tx, orgId, definition, subject.parameters),
         consensus: await consensusContextOf(tx, orgId, votes),
         now,
         ...(options.rejected ? { rejected: true } : {}),
+        ...(removed ? { ownCostExempt: removed } : {}),
       });
     }
   }

@@ -162,11 +162,11 @@ export function evalNode(n: Checked, env: ReferenceEnv): Result {
 
     case 'and':
     case 'or': {
-      const l = asBool(evalNode(n.left, env));
-      const r = asBool(evalNode(n.right, env));
-      const err = errorOf([l, r]);
-      if (err || !l.ok || !r.ok) return err ?? TYPE;
-      return ok(n.k === 'and' ? l.value && r.value : l.value || r.value);
+      const values = n.operands.map((o) => asBool(evalNode(o, env)));
+      const err = errorOf(values);
+      if (err) return err;
+      const bools = values.map((v) => (v.ok ? v.value : false));
+      return ok(n.k === 'and' ? bools.every(Boolean) : bools.some(Boolean));
     }
 
     case 'cmp': {
@@ -367,7 +367,8 @@ export function referenceEvaluate(
   for (const policy of policies) {
     let checked: ReturnType<typeof checkPolicy> | undefined;
     try {
-      checked = checkPolicy(policy, schema);
+      // Types only: a stored policy over the cost estimate still compiles (its run is metered).
+      checked = checkPolicy(policy, schema, { costBudget: Number.POSITIVE_INFINITY });
     } catch (e) {
       if (!(e instanceof PolicyError)) throw e;
     }
