@@ -125,11 +125,26 @@ describe('PAYLOAD_ENCODING_EIP712', () => {
         chain_id: 1n,
         verifying_contract: '0xcccccccccccccccccccccccccccccccccccccccc',
       },
-      message: expect.objectContaining({
+      message: {
+        from: { name: 'Cow', wallet: '0xcd2a3d9f938e13cd947ec05abc7fe734df8dd826' },
+        to: [{ name: 'Bob', wallet: '0xbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb' }],
         contents: 'Hello, Bob!',
-        amount: '123456789012345678901234567890',
-      }),
+        amount: 123456789012345678901234567890n,
+        tag: `0x${'ab'.repeat(32)}`,
+      },
     });
+  });
+
+  it('eth.eip_712 holds only what the digest covers', () => {
+    // An undeclared message member and a domain field EIP712Domain leaves out are not hashed:
+    // a policy reading them would judge data the signature does not bind.
+    const json = JSON.parse(walletClientPayload(MAIL));
+    json.message.beneficiary = '0x0000000000000000000000000000000000000001';
+    json.types.EIP712Domain = [{ name: 'name', type: 'string' }];
+    const { view } = parseTypedData(JSON.stringify(json));
+    expect(view.domain).toEqual({ name: 'Ether Mail' });
+    expect(view.message).not.toHaveProperty('beneficiary');
+    expect(view.message.contents).toBe('Hello, Bob!');
   });
 
   function refusal(payload: string, hashFunction: string = NO_OP, curve: string = K1) {

@@ -30,7 +30,12 @@ export interface Eip712View {
     readonly verifying_contract?: string;
     readonly salt?: string;
   };
-  /** The message as sent (JSON values). */
+  /**
+   * The message with the values its types declare, in the engine's forms: `uintN`/`intN` as
+   * bigint (viem sends them as decimal strings), `address` and `bytes…` lower-case hex, structs
+   * as objects and arrays as lists. Members the types do not declare are left out: the digest
+   * does not cover them, so no policy may read them.
+   */
   readonly message: Record<string, unknown>;
 }
 
@@ -105,7 +110,10 @@ export function parseTypedData(payload: string): ParsedTypedData {
   } catch (error) {
     refuse(`invalid EIP712 typed data: ${firstLine(error)}`);
   }
-  return { definition, view: viewOf(primaryType, domain, isObject(message) ? message : {}) };
+  return {
+    definition,
+    view: viewOf(types as TypeTable, primaryType, domain, isObject(message) ? message : {}),
+  };
 }
 
 /**
@@ -170,26 +178,64 @@ export function checkServerHashed(
   }
 }
 
+type TypeTable = Readonly<Record<string, readonly { name: string; type: string }[]>>;
+
 function viewOf(
+  types: TypeTable,
   primaryType: string,
   domain: Record<string, unknown>,
   message: Record<string, unknown>,
 ): Eip712View {
+  // A declared EIP712Domain says which domain fields the digest covers; without one, viem (and
+  // so ox) infers it from the fields present.
+  const declared = types.EIP712Domain;
+  const covers = (field: string) =>
+    domain[field] !== undefined && (!declared || declared.some((f) => f.name === field));
   const d: Record<string, unknown> = {};
-  if (typeof domain.name === 'string') d.name = domain.name;
-  if (typeof domain.version === 'string') d.version = domain.version;
-  if (domain.chainId !== undefined) {
+  if (covers('name') && typeof domain.name === 'string') d.name = domain.name;
+  if (covers('version') && typeof domain.version === 'string') d.version = domain.version;
+  if (covers('chainId')) {
     try {
       d.chain_id = BigInt(domain.chainId as string | number);
     } catch {
       // validated by TypedData.assert; an odd form stays out of the view
     }
   }
-  if (typeof domain.verifyingContract === 'string') {
+  if (covers('verifyingContract') && typeof domain.verifyingContract === 'string') {
     d.verifying_contract = domain.verifyingContract.toLowerCase();
   }
-  if (typeof domain.salt === 'string') d.salt = domain.salt.toLowerCase();
-  return { primary_type: primaryType, domain: d, message };
+  if (covers('salt') && typeof domain.salt === 'string') d.salt = domain.salt.toLowerCase();
+  const typed = primaryType === 'EIP712Domain' ? {} : typedValue(types, primaryType, message);
+  return { primary_type: primaryType, domain: d, message: typed as Record<string, unknown> };
+}
+
+const INTEGER = /^u?int[0-9]*$/;
+const HEX_VALUED = /^(address|bytes[0-9]*)$/;
+
+/** A value of EIP-712 type `type`, as policies read it (see {@link Eip712View.message}). */
+function typedValue(types: TypeTable, type: string, value: unknown): unknown {
+  const array = /^(.+)\[[0-9]*\]$/.exec(type);
+  if (array) {
+    return Array.isArray(value) ? value.map((item) => typedValue(types, array[1]!, item)) : value;
+  }
+  const fields = Object.hasOwn(types, type) ? types[type] : undefined;
+  if (fields) {
+    if (!isObject(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const f of fields) {
+      if (value[f.name] !== undefined) out[f.name] = typedValue(types, f.type, value[f.name]);
+    }
+    return out;
+  }
+  if (INTEGER.test(type) && (typeof value === 'string' || typeof value === 'number')) {
+    try {
+      return BigInt(value);
+    } catch {
+      return value; // TypedData.assert refused anything that does not hash
+    }
+  }
+  if (HEX_VALUED.test(type) && typeof value === 'string') return value.toLowerCase();
+  return value;
 }
 
 function firstLine(error: unknown): string {

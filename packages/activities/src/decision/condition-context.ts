@@ -1,22 +1,37 @@
 /**
  * The condition context of an activity (wire-compat §5): `activity {type, kind, resource,
  * action, params}` and, where the activity targets them, `wallet`, `wallets`,
- * `wallet_account` and `private_key`. What the request does not carry is left out, so a policy
- * that reads it gets a `missing` error (never a default value).
+ * `wallet_account` and `private_key`; the parsed transaction (`eth.tx`, `solana.tx`, `tron.tx`,
+ * `bitcoin.tx`) of SIGN_TRANSACTION; `eth.eip_712` and `eth.eip_7702_authorization` of raw
+ * payloads in those encodings. What the request does not carry is left out, so a policy that
+ * reads it gets a `missing` error (never a default value).
+ *
+ * One activity, one context: when an activity names several targets a singular keyword would
+ * describe one of (several distinct payloads of SIGN_RAW_PAYLOADS, several private keys of
+ * DELETE_PRIVATE_KEYS, several wallets of DELETE_WALLETS), the keyword is the LIST of them.
+ * The engine reads a list where it checked a struct as a `type` error, so the policies that read
+ * it fail closed: a DENY denies, an ALLOW grants nothing. (`wallets` is the list keyword that
+ * serves such activities.)
  * @module
  */
 
-import { parseTransaction } from '@keyhold/keys';
+import {
+  deriveAddress,
+  parseEip7702Authorization,
+  parseTransaction,
+  parseTypedData,
+} from '@keyhold/keys';
 import type {
   ConditionContext,
   PolicyActivity,
   PolicyPrivateKey,
   PolicyWallet,
 } from '@keyhold/policy-engine';
-import type { ActivityDefinition, TransactionType } from '@keyhold/protocol';
+import type { ActivityDefinition, Curve, TransactionType } from '@keyhold/protocol';
+import { hexToBytes } from '@noble/hashes/utils.js';
 import { findSigningKey } from '../handlers/resolve-signer.js';
 import type { StoreTransaction } from '../ports/store.js';
-import type { PrivateKeyRecord, WalletRecord } from '../records.js';
+import type { PrivateKeyRecord, WalletAccountRecord, WalletRecord } from '../records.js';
 
 type Parameters = Readonly<Record<string, unknown>>;
 
@@ -96,21 +111,76 @@ const CHAIN_KEYWORD = {
   bitcoin: 'bitcoin',
 } as const;
 
+/** One target, or the list of several (which fails closed: see the module comment). */
+function oneOrList<T>(items: readonly T[]): T | readonly T[] | undefined {
+  if (items.length === 0) return undefined;
+  return items.length === 1 ? items[0] : items;
+}
+
+/** The Ethereum address (lower-case) of a secp256k1 public key: `eth.tx.from`. */
+function ethereumAddressOf(curve: Curve, publicKey: string): string | undefined {
+  if (curve !== 'CURVE_SECP256K1') return undefined;
+  try {
+    return deriveAddress('ADDRESS_FORMAT_ETHEREUM', curve, hexToBytes(publicKey)).toLowerCase();
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * `eth.tx`, `solana.tx`, `tron.tx` or `bitcoin.tx`: the parsed view of the unsigned
- * transaction. An undecodable one was already refused, so a parse failure here leaves the
- * keyword out (policies reading it get a `missing` error).
+ * `eth.tx` (with `from`, the signer's address), `solana.tx`, `tron.tx` or `bitcoin.tx`: the
+ * parsed view of the unsigned transaction. An undecodable one is refused by the handler, so a
+ * parse failure here leaves the keyword out (policies reading it get a `missing` error).
  */
-function addTransaction(context: Record<string, unknown>, parameters: Parameters): void {
+function addTransaction(
+  context: Record<string, unknown>,
+  parameters: Parameters,
+  from: string | undefined,
+): void {
   try {
     const parsed = parseTransaction(
       parameters.type as TransactionType,
       String(parameters.unsignedTransaction ?? ''),
     );
-    context[CHAIN_KEYWORD[parsed.chain]] = { tx: parsed.view };
+    const view =
+      parsed.chain === 'ethereum' && from !== undefined ? { ...parsed.view, from } : parsed.view;
+    context[CHAIN_KEYWORD[parsed.chain]] = { tx: view };
   } catch {
     // left out on purpose
   }
+}
+
+const PAYLOAD_KEYWORD = {
+  PAYLOAD_ENCODING_EIP712: ['eip_712', (payload: string) => parseTypedData(payload).view],
+  PAYLOAD_ENCODING_EIP7702_AUTHORIZATION: [
+    'eip_7702_authorization',
+    (payload: string) => parseEip7702Authorization(payload).view,
+  ],
+} as const;
+
+/**
+ * `eth.eip_712` / `eth.eip_7702_authorization` of SIGN_RAW_PAYLOAD(S) in those encodings. A
+ * batch whose payloads are all the same text has that payload's view; distinct payloads make
+ * the list of their views (fail closed). A payload that does not parse is refused by the
+ * handler before anything is signed; alone it leaves the keyword out, in a batch it is null.
+ */
+function addPayloads(context: Record<string, unknown>, parameters: Parameters): void {
+  const entry = PAYLOAD_KEYWORD[parameters.encoding as keyof typeof PAYLOAD_KEYWORD];
+  if (!entry) return;
+  const [keyword, viewOf] = entry;
+  const payloads = Array.isArray(parameters.payloads)
+    ? (parameters.payloads as unknown[])
+    : [parameters.payload];
+  const views = [...new Set(payloads)].map((payload) => {
+    try {
+      return viewOf(payload as string);
+    } catch {
+      return null;
+    }
+  });
+  const value = views.length === 1 ? views[0] : views;
+  if (value === null || value === undefined) return;
+  context.eth = { ...(context.eth as object | undefined), [keyword]: value };
 }
 
 /** Builds the condition keywords of an activity from its parameters and the organization's records. */
@@ -121,40 +191,86 @@ export async function conditionContextOf(
   parameters: Parameters,
 ): Promise<ConditionContext> {
   const context: Record<string, unknown> = { activity: policyActivity(definition, parameters) };
-  const addWallet = async (walletId: unknown) => {
-    if (typeof walletId !== 'string') return;
-    const wallet = await tx.wallets.get(organizationId, walletId.toLowerCase());
-    if (!wallet) return;
-    context.wallet = policyWallet(wallet);
-    context.wallets = [context.wallet];
+  /** Distinct ids (lower-case: one record named twice is still one target). */
+  const ids = (value: unknown): string[] =>
+    Array.isArray(value)
+      ? [...new Set(value.filter((v) => typeof v === 'string').map((v) => v.toLowerCase()))]
+      : [];
+  const addWallets = async (walletIds: readonly string[]) => {
+    const wallets: PolicyWallet[] = [];
+    for (const id of walletIds) {
+      const wallet = await tx.wallets.get(organizationId, id);
+      if (wallet) wallets.push(policyWallet(wallet));
+    }
+    if (wallets.length === 0) return;
+    context.wallet = oneOrList(wallets);
+    context.wallets = wallets;
   };
-  const addSigningKey = async (signWith: unknown) => {
-    if (typeof signWith !== 'string') return;
+  const addPrivateKeys = async (privateKeyIds: readonly string[]) => {
+    const keys: PrivateKeyRecord[] = [];
+    for (const id of privateKeyIds) {
+      const key = await tx.privateKeys.get(organizationId, id);
+      if (key) keys.push(key);
+    }
+    const value = oneOrList(keys.map(policyPrivateKey));
+    if (value) context.private_key = value;
+  };
+  const addAccounts = async (accounts: readonly WalletAccountRecord[]) => {
+    const value = oneOrList(accounts.map((a) => ({ address: a.address })));
+    if (!value) return;
+    context.wallet_account = value;
+    await addWallets([...new Set(accounts.map((a) => a.walletId))]);
+  };
+  /** The signer's records; returns its Ethereum address (for `eth.tx.from`). */
+  const addSigningKey = async (signWith: unknown): Promise<string | undefined> => {
+    if (typeof signWith !== 'string') return undefined;
     const found = await findSigningKey(tx, organizationId, signWith);
     if (found?.kind === 'account') {
-      context.wallet_account = { address: found.account.address };
-      await addWallet(found.account.walletId);
-    } else if (found?.kind === 'privateKey') {
-      context.private_key = policyPrivateKey(found.privateKey);
+      await addAccounts([found.account]);
+      return ethereumAddressOf(found.account.curve, found.account.publicKey);
     }
+    if (found?.kind === 'privateKey') {
+      context.private_key = policyPrivateKey(found.privateKey);
+      return ethereumAddressOf(found.privateKey.curve, found.privateKey.publicKey);
+    }
+    return undefined;
   };
   switch (definition.kind) {
     case 'SIGN_RAW_PAYLOAD':
     case 'SIGN_RAW_PAYLOADS':
-    case 'SIGN_TRANSACTION':
       await addSigningKey(parameters.signWith ?? parameters.privateKeyId);
-      addTransaction(context, parameters);
+      addPayloads(context, parameters);
+      break;
+    case 'SIGN_TRANSACTION':
+      addTransaction(
+        context,
+        parameters,
+        await addSigningKey(parameters.signWith ?? parameters.privateKeyId),
+      );
       break;
     case 'EXPORT_PRIVATE_KEY':
-      await addSigningKey(parameters.privateKeyId);
+    case 'DISABLE_PRIVATE_KEY':
+      await addPrivateKeys(ids([parameters.privateKeyId]));
+      break;
+    case 'DELETE_PRIVATE_KEYS':
+      await addPrivateKeys(ids(parameters.privateKeyIds));
       break;
     case 'EXPORT_WALLET_ACCOUNT':
       await addSigningKey(parameters.address);
       break;
+    case 'DELETE_WALLET_ACCOUNTS': {
+      const wanted = new Set(ids(parameters.walletAccountIds));
+      const accounts = await tx.walletAccounts.list(organizationId);
+      await addAccounts(accounts.filter((a) => wanted.has(a.walletAccountId)));
+      break;
+    }
     case 'CREATE_WALLET_ACCOUNTS':
     case 'UPDATE_WALLET':
     case 'EXPORT_WALLET':
-      await addWallet(parameters.walletId);
+      await addWallets(ids([parameters.walletId]));
+      break;
+    case 'DELETE_WALLETS':
+      await addWallets(ids(parameters.walletIds));
       break;
     default:
       break;
