@@ -12,8 +12,10 @@
 import {
   type ActivityFilter,
   type ActivityRecord,
+  type ApiKeyCredential,
   type ApiKeyRecord,
   addressKey,
+  type CredentialRelation,
   type NamedRecordRepository,
   type OrganizationRecord,
   type PageRequest,
@@ -40,6 +42,12 @@ class State {
   users = new Map<string, UserRecord>();
   apiKeys = new Map<string, ApiKeyRecord>();
   apiKeyByPublicKey = new Map<string, string>();
+  /**
+   * Credential index: public key → the organizations holding an API key with it (frozen
+   * arrays, replaced on every key insert and delete, so the journal can undo them). Users are
+   * read live, so deleting a user needs no entry here; deleting an organization deletes its keys.
+   */
+  apiKeyOrganizationsByPublicKey = new Map<string, readonly string[]>();
   wallets = new Map<string, WalletRecord>();
   accounts = new Map<string, WalletAccountRecord>();
   accountByAddress = new Map<string, string>();
@@ -150,6 +158,9 @@ function namedRepository<R extends { organizationId: string; createdAt: number }
   };
 }
 
+/** Byte order of ids, as the SQL store's `COLLATE "C"` columns sort them. */
+const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 const unique = <V>(index: Map<string, V>, key: string, constraint: string) => {
   if (index.has(key)) throw new StoreConflictError(constraint);
 };
@@ -257,13 +268,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         return [...s.organizations.values()]
           .filter((o) => o.parentOrganizationId === parent)
           .sort(
-            (a, b) =>
-              a.createdAt - b.createdAt ||
-              (a.organizationId < b.organizationId
-                ? -1
-                : a.organizationId > b.organizationId
-                  ? 1
-                  : 0),
+            (a, b) => a.createdAt - b.createdAt || compareIds(a.organizationId, b.organizationId),
           )
           .map(clone);
       },
@@ -348,12 +353,54 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         unique(s.apiKeyByPublicKey, k(r.organizationId, r.publicKey), 'api_key_public_key');
         j.set(s.apiKeys, k(r.organizationId, r.apiKeyId), clone(r));
         j.set(s.apiKeyByPublicKey, k(r.organizationId, r.publicKey), r.apiKeyId);
+        const holders = s.apiKeyOrganizationsByPublicKey.get(r.publicKey) ?? [];
+        j.set(s.apiKeyOrganizationsByPublicKey, r.publicKey, [...holders, r.organizationId]);
       },
       async delete(org, id) {
         const r = s.apiKeys.get(k(org, id));
         if (!r) return;
         j.delete(s.apiKeys, k(org, id));
         j.delete(s.apiKeyByPublicKey, k(org, r.publicKey));
+        const rest = (s.apiKeyOrganizationsByPublicKey.get(r.publicKey) ?? []).filter(
+          (o) => o !== org,
+        );
+        if (rest.length > 0) j.set(s.apiKeyOrganizationsByPublicKey, r.publicKey, rest);
+        else j.delete(s.apiKeyOrganizationsByPublicKey, r.publicKey);
+      },
+    },
+    credentials: {
+      async findApiKeys(publicKey, scope) {
+        const found: ApiKeyCredential[] = [];
+        const children: { credential: ApiKeyCredential; organization: OrganizationRecord }[] = [];
+        for (const org of s.apiKeyOrganizationsByPublicKey.get(publicKey) ?? []) {
+          const parentOfHolder = s.organizations.get(org)?.parentOrganizationId;
+          const relation: CredentialRelation | undefined =
+            org === scope.organizationId
+              ? 'self'
+              : org === scope.parentOrganizationId
+                ? 'parent'
+                : scope.includeChildren && parentOfHolder === scope.organizationId
+                  ? 'child'
+                  : undefined;
+          if (!relation) continue;
+          const apiKey = s.apiKeys.get(k(org, s.apiKeyByPublicKey.get(k(org, publicKey))!))!;
+          const user = s.users.get(k(org, apiKey.userId));
+          const credential: ApiKeyCredential = {
+            relation,
+            apiKey: clone(apiKey),
+            ...(user ? { user: clone(user) } : {}),
+          };
+          if (relation === 'child') {
+            children.push({ credential, organization: s.organizations.get(org)! });
+          } else found.push(credential);
+        }
+        found.sort((a, b) => (a.relation === 'self' ? 0 : 1) - (b.relation === 'self' ? 0 : 1));
+        children.sort(
+          (a, b) =>
+            a.organization.createdAt - b.organization.createdAt ||
+            compareIds(a.organization.organizationId, b.organization.organizationId),
+        );
+        return [...found, ...children.slice(0, 2).map((c) => c.credential)];
       },
     },
     wallets: {

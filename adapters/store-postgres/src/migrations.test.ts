@@ -39,6 +39,7 @@ describe('loadMigrations', () => {
       [3, 'wallet_account_exported'],
       [4, 'webhooks'],
       [5, 'sub_organization_index'],
+      [6, 'credential_lookup'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -120,6 +120,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
   });
 

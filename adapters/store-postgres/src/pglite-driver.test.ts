@@ -91,6 +91,7 @@ describe('PGlite data directory', () => {
       { version: 3 },
       { version: 4 },
       { version: 5 },
+      { version: 6 },
     ]);
   });
 

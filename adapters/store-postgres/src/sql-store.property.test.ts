@@ -9,6 +9,7 @@ import {
   type ActivityFilter,
   type ActivityRecord,
   type ApiKeyRecord,
+  type CredentialScope,
   type OrganizationRecord,
   type PageRequest,
   type PrivateKeyRecord,
@@ -236,6 +237,7 @@ type Op =
   | { op: 'apiKey.listByUser'; org: string; user: string }
   | { op: 'apiKey.listByOrganization'; org: string }
   | { op: 'apiKey.findByPublicKey'; org: string; key: string }
+  | { op: 'credential.findApiKeys'; key: string; scope: CredentialScope }
   | { op: 'wallet.insert' | 'wallet.update'; r: WalletRecord }
   | { op: 'wallet.get'; org: string; id: string }
   | { op: 'wallet.list'; org: string }
@@ -309,6 +311,20 @@ const GROUPS = {
         key: pick('pA', 'pB', 'pC'),
       }),
       weight: 1,
+    },
+    {
+      arbitrary: fc.record({
+        op: pick('credential.findApiKeys'),
+        key: pick('pA', 'pB', 'pC'),
+        scope: fc
+          .record({
+            organizationId: org,
+            parentOrganizationId: fc.option(org, { nil: undefined }),
+            includeChildren: fc.boolean(),
+          })
+          .map(dropUndefined),
+      }),
+      weight: 2,
     },
   ],
   'wallets and accounts': [
@@ -500,6 +516,8 @@ async function apply(t: StoreTransaction, o: Op): Promise<Outcome> {
         return await t.apiKeys.listByOrganization(o.org);
       case 'apiKey.findByPublicKey':
         return await t.apiKeys.findByPublicKey(o.org, o.key);
+      case 'credential.findApiKeys':
+        return await t.credentials.findApiKeys(o.key, o.scope);
       case 'wallet.insert':
         return await t.wallets.insert(o.r);
       case 'wallet.update':

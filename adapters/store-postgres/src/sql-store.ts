@@ -19,8 +19,10 @@
 import {
   type ActivityFilter,
   type ActivityRecord,
+  type ApiKeyCredential,
   type ApiKeyRecord,
   addressKey,
+  type CredentialRelation,
   type NamedRecordRepository,
   type OrganizationRecord,
   type PageRequest,
@@ -544,6 +546,35 @@ function namedRepository<R extends { organizationId: string }>(
   };
 }
 
+/**
+ * Credential lookup, one statement: the API keys with public key $1 in organization $2, in its
+ * parent $3, and ($4) in at most two of its sub-organizations, each key once under the first
+ * relation that applies, each with its user (NULL when gone). The organization and parent
+ * branches use the unique (organization_id, public_key) index; the sub-organization branch
+ * starts from `api_keys_public_key_idx` (store version 6), so its cost does not grow with the
+ * number of sub-organizations. Rows come back as jsonb: api_keys and users share column names.
+ */
+const FIND_API_KEY_CREDENTIALS = `
+  WITH found AS (
+    SELECT 0 AS rank, 'self' AS relation, k.* FROM api_keys k
+     WHERE k.public_key = $1 AND k.organization_id = $2
+    UNION ALL
+    SELECT 1, 'parent', k.* FROM api_keys k
+     WHERE k.public_key = $1 AND k.organization_id = $3::text AND $3::text <> $2
+    UNION ALL
+    (SELECT 1 + row_number() OVER (ORDER BY o.created_at, o.organization_id), 'child', k.*
+       FROM api_keys k
+       JOIN organizations o ON o.organization_id = k.organization_id
+      WHERE $4::boolean AND k.public_key = $1 AND o.parent_organization_id = $2
+        AND k.organization_id <> $2 AND k.organization_id IS DISTINCT FROM $3::text
+      ORDER BY o.created_at, o.organization_id
+      LIMIT 2)
+  )
+  SELECT f.relation, to_jsonb(f) AS api_key, to_jsonb(u) AS holder
+    FROM found f
+    LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
+   ORDER BY f.rank`;
+
 function transactionOver(db: SqlClient): StoreTransaction {
   const one = async <T>(text: string, params: unknown[], of: (r: Row) => T) => {
     const rows = await db.query(text, params);
@@ -701,6 +732,25 @@ function transactionOver(db: SqlClient): StoreTransaction {
           org,
           id,
         ]);
+      },
+    },
+    credentials: {
+      async findApiKeys(publicKey, scope) {
+        const rows = await db.query(FIND_API_KEY_CREDENTIALS, [
+          publicKey,
+          scope.organizationId,
+          scope.parentOrganizationId ?? null,
+          scope.includeChildren,
+        ]);
+        return rows.map((r) => {
+          const credential: ApiKeyCredential = {
+            relation: r.relation as CredentialRelation,
+            apiKey: apiKeyOf(r.api_key as Row),
+          };
+          if (r.holder !== null && r.holder !== undefined)
+            credential.user = userOf(r.holder as Row);
+          return credential;
+        });
       },
     },
     wallets: {

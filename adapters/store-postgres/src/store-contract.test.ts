@@ -207,6 +207,130 @@ describe.each(targets)('Store contract: $name', (target) => {
       expect(await tx((t) => t.apiKeys.findByPublicKey(org, k1.publicKey))).toEqual(again);
     });
 
+    it('credentials: one public key in the organization, its parent and at most two of its sub-organizations, with the user', async () => {
+      const parent = organization();
+      const P = parent.organizationId;
+      const tree = fresh('tree');
+      // Sub-organizations by createdAt, ties by id: first, tieA, tieB, late.
+      const first = organization({ parentOrganizationId: P, createdAt: 5 });
+      const tieB = organization({
+        organizationId: `${tree}-b`,
+        parentOrganizationId: P,
+        createdAt: 10,
+      });
+      const tieA = organization({
+        organizationId: `${tree}-a`,
+        parentOrganizationId: P,
+        createdAt: 10,
+      });
+      const late = organization({ parentOrganizationId: P, createdAt: 20 });
+      // Not P's sub-organizations: a grandchild, and an unrelated root.
+      const grandchild = organization({ parentOrganizationId: first.organizationId });
+      const stranger = organization();
+      const orgs = [parent, first, tieB, tieA, late, grandchild, stranger];
+      const publicKey = `02${fresh('shared')}`;
+      const users = new Map(orgs.map((o) => [o.organizationId, user(o.organizationId)]));
+      const keys = new Map(
+        orgs.map((o) => [
+          o.organizationId,
+          apiKey(o.organizationId, users.get(o.organizationId)!.userId, { publicKey }),
+        ]),
+      );
+      const expired = apiKey(P, users.get(P)!.userId, { expiresAt: 1, expirationSeconds: '1' });
+      await tx(async (t) => {
+        for (const o of orgs) await t.organizations.insert(o);
+        for (const u of users.values()) await t.users.insert(u);
+        // tieB's user is never created: its key comes back without a user.
+        for (const [org, k] of keys) if (org !== late.organizationId) await t.apiKeys.insert(k);
+        await t.apiKeys.insert(expired);
+        await t.users.delete(tieB.organizationId, users.get(tieB.organizationId)!.userId);
+      });
+      const find = (
+        organizationId: string,
+        parentOrganizationId?: string,
+        includeChildren = false,
+      ) =>
+        tx((t) =>
+          t.credentials.findApiKeys(publicKey, {
+            organizationId,
+            ...(parentOrganizationId === undefined ? {} : { parentOrganizationId }),
+            includeChildren,
+          }),
+        );
+      const of = (relation: string, org: string, withUser = true) => ({
+        relation,
+        apiKey: keys.get(org),
+        ...(withUser ? { user: users.get(org) } : {}),
+      });
+
+      // The organization's own key comes first, then its parent's.
+      expect(await find(first.organizationId, P)).toEqual([
+        of('self', first.organizationId),
+        of('parent', P),
+      ]);
+      expect(await find(late.organizationId, P)).toEqual([of('parent', P)]);
+      // Sub-organizations only on request: the first two by createdAt then id; a user deleted
+      // alone leaves its key without a user; grandchildren and strangers never appear.
+      expect(await find(P)).toEqual([of('self', P)]);
+      expect(await find(P, undefined, true)).toEqual([
+        of('self', P),
+        of('child', first.organizationId),
+        of('child', tieA.organizationId),
+      ]);
+      await tx((t) =>
+        t.apiKeys.delete(first.organizationId, keys.get(first.organizationId)!.apiKeyId),
+      );
+      expect(await find(P, undefined, true)).toEqual([
+        of('self', P),
+        of('child', tieA.organizationId),
+        of('child', tieB.organizationId, false),
+      ]);
+      // Expired keys are returned as they are: the caller decides what authenticates.
+      expect(
+        await tx((t) =>
+          t.credentials.findApiKeys(expired.publicKey, {
+            organizationId: P,
+            includeChildren: true,
+          }),
+        ),
+      ).toEqual([{ relation: 'self', apiKey: expired, user: users.get(P) }]);
+      // An unknown key, or a scope that holds none of it, finds nothing.
+      expect(
+        await tx((t) =>
+          t.credentials.findApiKeys(`02${fresh('unknown')}`, {
+            organizationId: P,
+            parentOrganizationId: stranger.organizationId,
+            includeChildren: true,
+          }),
+        ),
+      ).toEqual([]);
+      expect(await find(fresh('org'), fresh('org'), true)).toEqual([]);
+
+      // A transaction reads its own writes; a rolled-back insert leaves nothing to find.
+      await expect(
+        tx(async (t) => {
+          await t.apiKeys.insert(keys.get(late.organizationId)!);
+          expect(
+            await t.credentials.findApiKeys(publicKey, {
+              organizationId: late.organizationId,
+              parentOrganizationId: P,
+              includeChildren: false,
+            }),
+          ).toEqual([of('self', late.organizationId), of('parent', P)]);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await find(late.organizationId, P)).toEqual([of('parent', P)]);
+
+      // Deleting an organization removes its keys from the lookup.
+      await tx((t) => t.organizations.delete(tieA.organizationId));
+      await tx((t) => t.organizations.delete(P));
+      expect(await find(P, undefined, true)).toEqual([of('child', tieB.organizationId, false)]);
+      expect(await find(tieB.organizationId, P, true)).toEqual([
+        of('self', tieB.organizationId, false),
+      ]);
+    });
+
     it('wallets: get, list, update, conflict; the sealed seed is stored as given', async () => {
       const org = fresh('org');
       const w2 = wallet(org, { createdAt: 2, mnemonicLength: 24, imported: true });

@@ -1,10 +1,11 @@
 /**
  * Who is asking: the API key that stamped the request, the user holding it, and the
- * organization it was found in (the target organization or its parent).
+ * organization it was found in (the target organization or its parent; for whoami also one of
+ * its sub-organizations). One store lookup by public key, whatever the organization tree.
  * @module
  */
-import { KeyholdError } from '@keyhold/protocol';
-import type { StoreTransaction } from './ports/store.js';
+import { isKeyholdError, KeyholdError } from '@keyhold/protocol';
+import type { ApiKeyCredential, StoreTransaction } from './ports/store.js';
 import type { ApiKeyRecord, OrganizationRecord, UserRecord } from './records.js';
 import type { ApiKeyStamp } from './stamp.js';
 
@@ -26,38 +27,68 @@ export async function findPrincipal(
   stamp: ApiKeyStamp,
   now: number,
 ): Promise<Principal> {
-  let apiKey = await tx.apiKeys.findByPublicKey(organization.organizationId, stamp.publicKey);
-  if (!apiKey && organization.parentOrganizationId) {
-    apiKey = await tx.apiKeys.findByPublicKey(organization.parentOrganizationId, stamp.publicKey);
+  const found = await lookUp(tx, organization, stamp, false);
+  return principalOf(ownOrParent(found), stamp, now);
+}
+
+/**
+ * whoami: as `findPrincipal`, and when that finds no usable key, the one sub-organization of
+ * `organization` that holds it (a sub-organization's user naming the parent).
+ * @throws KeyholdError MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY when several do, else as
+ * `findPrincipal` (its error when no sub-organization holds the key)
+ */
+export async function findWhoamiPrincipal(
+  tx: StoreTransaction,
+  organization: OrganizationRecord,
+  stamp: ApiKeyStamp,
+  now: number,
+): Promise<Principal> {
+  const found = await lookUp(tx, organization, stamp, true);
+  try {
+    return principalOf(ownOrParent(found), stamp, now);
+  } catch (error) {
+    if (!isKeyholdError(error) || error.key !== 'PUBLIC_KEY_NOT_FOUND') throw error;
+    // Every sub-organization holding the key counts, usable or not (expired, other curve).
+    const holders = found.filter((c) => c.relation === 'child');
+    if (holders.length > 1) throw new KeyholdError('MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY');
+    if (!holders[0]) throw error;
+    return principalOf(holders[0], stamp, now);
   }
-  if (!apiKey) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
+}
+
+function lookUp(
+  tx: StoreTransaction,
+  organization: OrganizationRecord,
+  stamp: ApiKeyStamp,
+  includeChildren: boolean,
+): Promise<ApiKeyCredential[]> {
+  return tx.credentials.findApiKeys(stamp.publicKey, {
+    organizationId: organization.organizationId,
+    // A root organization may carry '' as its parent: no parent.
+    ...(organization.parentOrganizationId
+      ? { parentOrganizationId: organization.parentOrganizationId }
+      : {}),
+    includeChildren,
+  });
+}
+
+/** The organization's own key wins over the parent's, usable or not. */
+function ownOrParent(found: readonly ApiKeyCredential[]): ApiKeyCredential | undefined {
+  return found.find((c) => c.relation === 'self') ?? found.find((c) => c.relation === 'parent');
+}
+
+function principalOf(
+  credential: ApiKeyCredential | undefined,
+  stamp: ApiKeyStamp,
+  now: number,
+): Principal {
+  if (!credential) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
+  const { apiKey, user } = credential;
   // A key registered for one curve never authenticates a stamp made with another scheme.
   if (apiKey.curve !== stamp.apiKeyCurve) throw new KeyholdError('API_KEY_SIGNATURE_INVALID');
   if (apiKey.expiresAt !== undefined && apiKey.expiresAt <= now) {
     throw new KeyholdError('EXPIRED_API_KEY');
   }
-  const user = await tx.users.get(apiKey.organizationId, apiKey.userId);
   if (!user) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
   return { organizationId: apiKey.organizationId, user, apiKey, stamp };
-}
-
-/**
- * whoami aimed at a parent organization by a sub-organization's user: the one sub-organization
- * of `organization` that holds the stamp's API key, or undefined when none does.
- * @throws KeyholdError MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY when several do
- */
-export async function findPrincipalInSubOrganizations(
-  tx: StoreTransaction,
-  organization: OrganizationRecord,
-  stamp: ApiKeyStamp,
-  now: number,
-): Promise<Principal | undefined> {
-  const holders: OrganizationRecord[] = [];
-  for (const child of await tx.organizations.listChildren(organization.organizationId)) {
-    if (await tx.apiKeys.findByPublicKey(child.organizationId, stamp.publicKey)) {
-      holders.push(child);
-    }
-  }
-  if (holders.length > 1) throw new KeyholdError('MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY');
-  return holders[0] && findPrincipal(tx, holders[0], stamp, now);
 }

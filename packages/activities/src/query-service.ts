@@ -3,13 +3,13 @@
  * store nothing. whoami alone also answers a sub-organization's user who names the parent.
  * @module
  */
-import { isKeyholdError, KeyholdError, validateQuery } from '@keyhold/protocol';
+import { KeyholdError, validateQuery } from '@keyhold/protocol';
 import { requireOrganization } from './activity-service.js';
 import { DEFAULT_CONSENSUS_EXPIRY_MS } from './decision/voting-rights.js';
 import type { Clock } from './ports/clock.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
-import { findPrincipal, findPrincipalInSubOrganizations, type Principal } from './principal.js';
+import { findPrincipal, findWhoamiPrincipal } from './principal.js';
 import { QUERY_HANDLERS } from './queries/index.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 
@@ -41,18 +41,13 @@ export class QueryService {
     const now = this.deps.clock.now();
     return this.deps.store.transaction(async (tx) => {
       const organization = await requireOrganization(tx, organizationId);
-      let principal: Principal;
-      try {
-        principal = await findPrincipal(tx, organization, stamp, now);
-      } catch (error) {
-        // whoami also finds a sub-organization's user who names the parent organization.
-        if (name !== 'whoami' || !isKeyholdError(error) || error.key !== 'PUBLIC_KEY_NOT_FOUND') {
-          throw error;
-        }
-        const found = await findPrincipalInSubOrganizations(tx, organization, stamp, now);
-        if (!found) throw error;
-        principal = found;
-      }
+      // whoami also finds a sub-organization's user who names the parent organization.
+      const principal = await (name === 'whoami' ? findWhoamiPrincipal : findPrincipal)(
+        tx,
+        organization,
+        stamp,
+        now,
+      );
       return handler(
         {
           tx,

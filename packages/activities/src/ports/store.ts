@@ -76,6 +76,46 @@ export interface ApiKeyRepository {
   delete(organizationId: string, apiKeyId: string): Promise<void>;
 }
 
+/**
+ * Where a stamp's credential sits relative to the organization a request names: in it, in its
+ * parent, or in one of its sub-organizations (whoami at the parent by a sub-organization's user).
+ */
+export type CredentialRelation = 'self' | 'parent' | 'child';
+
+/** The organizations one credential lookup covers. */
+export interface CredentialScope {
+  /** The organization the request names. */
+  organizationId: string;
+  /** Its parent, when it has one. */
+  parentOrganizationId?: string;
+  /** Also the sub-organizations of `organizationId` (only whoami looks there). */
+  includeChildren: boolean;
+}
+
+/** One API key that holds the looked-up public key, with the user it belongs to. */
+export interface ApiKeyCredential {
+  relation: CredentialRelation;
+  apiKey: ApiKeyRecord;
+  /** Undefined when no such user exists in the key's organization (a user deleted alone). */
+  user?: UserRecord;
+}
+
+/**
+ * Credential lookup for authentication: one indexed lookup by public key, whatever the size of
+ * the organization tree, so an unknown key costs the same at 10 and 10 000 sub-organizations.
+ * Passkeys will add a lookup by credential id over the same scope.
+ */
+export interface CredentialRepository {
+  /**
+   * The API keys with this public key in the scope, unfiltered (expired ones too: the caller
+   * decides what authenticates): the organization's, then the parent's, then at most two of its
+   * sub-organizations' (by `createdAt`, ties by organization id) — enough to tell one holder
+   * from several. Each key appears once, under the first of those relations that applies.
+   * Reads what this transaction wrote.
+   */
+  findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]>;
+}
+
 export interface WalletRepository {
   get(organizationId: string, walletId: string): Promise<WalletRecord | undefined>;
   list(organizationId: string): Promise<WalletRecord[]>;
@@ -194,6 +234,7 @@ export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
   readonly users: UserRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly credentials: CredentialRepository;
   readonly wallets: WalletRepository;
   readonly walletAccounts: WalletAccountRepository;
   readonly privateKeys: PrivateKeyRepository;
