@@ -1,10 +1,12 @@
 /**
  * The first steps of every stamped request: read and verify the stamp over the raw bytes,
- * then parse the body as a JSON object. Nothing is parsed before the signature holds.
+ * then parse the body as a JSON object whose text carries nothing the parse discards
+ * (raw-body-bounds). Nothing is parsed before the signature holds.
  * @module
  */
 import { isUuid, KeyholdError } from '@keyhold/protocol';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
+import { checkRawBodyBounds } from './raw-body-bounds.js';
 import { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';
 
 export interface IncomingRequest {
@@ -38,6 +40,7 @@ export async function readSignedRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not a JSON object' });
   }
+  checkRawBodyBounds(text);
   if (!storableText(body)) {
     throw new KeyholdError('BAD_REQUEST_BODY', {
       reason: 'strings must be well-formed Unicode without U+0000',

@@ -32,6 +32,13 @@ const { INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, INTERNA
 export const Messages = {
   // Request shape
   BAD_REQUEST_BODY: e(INVALID_ARGUMENT, 'REQUEST_INVALID', 'bad request body'),
+  /**
+   * A member the schema of the envelope or of the activity's parameters does not list; the
+   * refusal names it (`unknown field: /parameters/x`). Nothing is stored.
+   */
+  UNKNOWN_FIELD: e(INVALID_ARGUMENT, 'UNKNOWN_FIELD', 'unknown field'),
+  /** A member named twice in one object (`duplicate field: /parameters/x`), as protobuf JSON refuses it. */
+  DUPLICATE_FIELD: e(INVALID_ARGUMENT, 'DUPLICATE_FIELD', 'duplicate field'),
   MALFORMED_ORGANIZATION_ID: e(
     INVALID_ARGUMENT,
     'INVALID_ORGANIZATION_ID',

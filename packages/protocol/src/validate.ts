@@ -1,7 +1,8 @@
 /**
  * Validation of envelopes, intents and query bodies with ajv. Every schema is compiled once,
  * on first use, and a failure becomes a KeyholdError with the catalogue message that the
- * failing field names (`x-error` / `x-missing`), or "bad request body".
+ * failing field names (`x-error` / `x-missing`), "unknown field: <path>" for a member no
+ * schema lists, or "bad request body".
  * @module
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
@@ -39,11 +40,31 @@ function messageKeyOf(error: ErrorObject): MessageKey {
   return 'BAD_REQUEST_BODY';
 }
 
+/** Longest unknown member name quoted back: the name itself may be most of the body. */
+const MAX_ECHOED_NAME = 64;
+
+/** The JSON Pointer of an unknown member, its name escaped (RFC 6901) and cut short. */
+function unknownFieldPath(base: string, error: ErrorObject): string {
+  const name = (error.params as { additionalProperty: string }).additionalProperty;
+  const shown = name.length > MAX_ECHOED_NAME ? `${name.slice(0, MAX_ECHOED_NAME)}…` : name;
+  return `${base}${error.instancePath}/${shown.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
 function check(id: string, schema: Schema, value: unknown, base: string): void {
   const fn = compiled(id, schema);
   if (fn(value)) return;
   const error = fn.errors?.[0];
   if (!error) throw new KeyholdError('BAD_REQUEST_BODY');
+  if (error.keyword === 'additionalProperties') {
+    // Before x-error: an annotated object (e.g. a sub-organization's `wallet`) would
+    // otherwise answer with its own message for a member it does not have.
+    const field = unknownFieldPath(base, error);
+    throw new KeyholdError(
+      'UNKNOWN_FIELD',
+      { field, reason: 'not a field of this request' },
+      `${Messages.UNKNOWN_FIELD.message}: ${field}`,
+    );
+  }
   const where =
     error.keyword === 'required'
       ? `${base}${error.instancePath}/${(error.params as { missingProperty: string }).missingProperty}`
@@ -54,6 +75,10 @@ function check(id: string, schema: Schema, value: unknown, base: string): void {
   });
 }
 
+/**
+ * The members of every activity request of the published types (`v1…Request`): sdk-server
+ * 8.2.1 sends the first four; `generateAppProofs` is optional. Nothing else.
+ */
 const ENVELOPE: Schema = {
   type: 'object',
   properties: {

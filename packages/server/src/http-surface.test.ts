@@ -119,7 +119,7 @@ describe('the HTTP surface', () => {
     );
     const { status, json } = await post('/public/v1/submit/create_wallet', body);
     expect(status).toBe(400);
-    expectStatus(json, 3, 'bad request body');
+    expectStatus(json, 3, 'unknown field: /extra');
   });
 
   it('refuses a stale timestampMs with a clear message and stores nothing', async () => {

@@ -130,9 +130,7 @@ describe.skipIf(!withPostgres)('scale-out: two servers on one Postgres schema', 
           {
             userName: `limit ${schema}`,
             userTags: [],
-            apiKeys: [
-              { apiKeyName: 'first', publicKey: holder.publicKey, curveType: 'API_KEY_CURVE_P256' },
-            ],
+            apiKeys: [{ apiKeyName: 'first', publicKey: holder.publicKey }],
           },
         ],
       },

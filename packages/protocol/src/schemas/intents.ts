@@ -96,6 +96,18 @@ const webhookSubscription = obj(
 const webhookUrl = () =>
   withError(str({ minLength: 1, maxLength: 2048 }), 'INVALID_WEBHOOK_URL', 'INVALID_WEBHOOK_URL');
 
+/** `v1ClientSignature`: a signature over a verification token's usage message (V7, V8). */
+const clientSignature = () =>
+  obj(
+    {
+      publicKey: str({ maxLength: 256 }),
+      scheme: enumOf(['CLIENT_SIGNATURE_SCHEME_API_P256']),
+      message: str(),
+      signature: str({ maxLength: 256 }),
+    },
+    ['publicKey', 'scheme', 'message', 'signature'],
+  );
+
 /**
  * CREATE_SUB_ORGANIZATION V2, V4–V8. The email/SMS/OTP switches, `verificationToken` and
  * `clientSignature` are accepted and have no effect: Keyhold serves no email, SMS or OTP
@@ -126,7 +138,7 @@ const createSubOrganizationIntent = (version: number) =>
             disableSmsAuth: bool(),
             disableOtpEmailAuth: bool(),
             verificationToken: str(),
-            clientSignature: { type: 'object' },
+            clientSignature: clientSignature(),
           }
         : {}),
     },

@@ -1,21 +1,31 @@
 /**
- * Request schemas of the query endpoints (`/public/v1/query/<name>`).
+ * Request schemas of the query endpoints (`/public/v1/query/<name>`). Unknown members are
+ * tolerated here (`openObj`): a query body is read, never stored or echoed.
  * @module
  */
 import { ACTIVITY_STATUSES, ACTIVITY_TYPES } from '../enums.js';
-import { arr, bool, enumOf, obj, type Schema, str, uuid, withError } from './schema-builders.js';
+import {
+  arr,
+  bool,
+  enumOf,
+  openObj,
+  type Schema,
+  str,
+  uuid,
+  withError,
+} from './schema-builders.js';
 
 const orgId = { type: 'string' };
 
 /** `paginationOptions {limit, before, after}`; limit is a decimal string 1–100. */
-export const paginationOptions = obj({
+export const paginationOptions = openObj({
   limit: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' },
   before: str({ maxLength: 64 }),
   after: str({ maxLength: 64 }),
 });
 
 const q = (props: Record<string, Schema> = {}, required: string[] = []) =>
-  obj({ organizationId: orgId, ...props }, ['organizationId', ...required]);
+  openObj({ organizationId: orgId, ...props }, ['organizationId', ...required]);
 
 /** `filterType` of list_suborgs (wire-compat §2.6). */
 export const SUB_ORG_FILTER_TYPES = [

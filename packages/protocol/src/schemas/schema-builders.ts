@@ -41,8 +41,21 @@ export const arr = (items: Schema, extra: Schema = {}): Schema => ({
   ...extra,
 });
 
-/** An object; unknown members are tolerated (newer clients add optional fields). */
+/**
+ * An object of exactly these members: an unknown one is refused ("unknown field"), so an
+ * activity stores and echoes only what its schema says (the published clients send nothing
+ * else). `additionalProperties: false` rather than ajv's `removeAdditional`: the raw body is
+ * kept as the vote's signed message, so a dropped field would still be stored there.
+ */
 export function obj(properties: Record<string, Schema>, required: string[] = []): Schema {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
+/**
+ * An object whose unknown members are tolerated: query bodies only, which nothing stores or
+ * echoes (a gRPC gateway's default JSON decoding drops unknown fields too).
+ */
+export function openObj(properties: Record<string, Schema>, required: string[] = []): Schema {
   return { type: 'object', properties, required };
 }
 
