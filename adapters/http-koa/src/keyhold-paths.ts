@@ -6,11 +6,11 @@
 
 /**
  * Prefixes of Keyhold's route space: the public API (`/public/v1/submit/*`,
- * `/public/v1/query/*`, discovery under `/public/v1/discovery/*`) and the payment gateway
- * networks of the spec. Unknown names under these prefixes still go to Keyhold, so that
+ * `/public/v1/query/*`, discovery under `/public/v1/discovery/*`), Keyhold's own extension
+ * endpoints (`/keyhold/v1/*`) and the payment gateway networks of the spec. Unknown names under these prefixes still go to Keyhold, so that
  * clients get its 404/501 Status body rather than the host's 404 page.
  */
-const PREFIXES = ['/public/', '/base-mainnet/', '/base-sepolia/'];
+const PREFIXES = ['/public/', '/keyhold/', '/base-mainnet/', '/base-sepolia/'];
 
 /** The probes. */
 const EXACT = new Set(['/health', '/ready']);

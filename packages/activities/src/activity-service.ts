@@ -20,14 +20,11 @@
 
 import type { BundleSigner, KeyVault } from '@keyhold/keys';
 import {
-  ACTIVITY_TYPES,
   type Activity,
   type ActivityDefinition,
   activityDefinitionOf,
-  activityDefinitionsAt,
   isKeyholdError,
   KeyholdError,
-  submitPathOf,
   timestampOf,
   VOTE_KINDS,
   type VoteSelection,
@@ -37,6 +34,13 @@ import {
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import {
+  checkProposal,
+  definitionAt,
+  handlerOf,
+  requireSameOrganization,
+  voteRecordOf,
+} from './activity-proposal.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
 import {
   consensusExpired,
@@ -63,7 +67,7 @@ import type {
 } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 import type { ApiKeyStamp } from './stamp.js';
-import { activityView, userView } from './views.js';
+import { activityView } from './views.js';
 import { enqueueActivityUpdate } from './webhook-events.js';
 
 export interface ActivityServiceOptions {
@@ -135,16 +139,6 @@ export async function requireOrganization(
   return org;
 }
 
-/** A parent organization's users may read a sub-organization, never write to it. */
-function requireSameOrganization(principal: Principal, organization: OrganizationRecord): void {
-  if (principal.organizationId !== organization.organizationId) {
-    throw new KeyholdError('ORGANIZATION_MISMATCH', {
-      targetOrganizationId: organization.organizationId,
-      voterOrganizationId: principal.organizationId,
-    });
-  }
-}
-
 /**
  * What a decision refuses with, HTTP 403 either way. An applicable DENY policy answers
  * Turnkey's "policy engine denied request explicitly" with empty details (clients copy
@@ -193,23 +187,9 @@ export class ActivityService {
 
   /** Submits the stamped body posted to `/public/v1/submit/<path>`. */
   async submit(path: string, request: IncomingRequest): Promise<Activity> {
-    const definitions = activityDefinitionsAt(path);
     const { stamp, body, text } = await readSignedRequest(this.deps.verifier, request);
     validateEnvelope(body);
-    const definition = definitions.find((d) => d.type === body.type);
-    if (!definition) {
-      // A type of this very endpoint that Keyhold does not serve (CREATE_POLICY V1/V2).
-      if (
-        (ACTIVITY_TYPES as readonly unknown[]).includes(body.type) &&
-        submitPathOf(body.type as string) === path
-      ) {
-        throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
-      }
-      throw new KeyholdError('BAD_REQUEST_BODY', {
-        field: '/type',
-        reason: `this endpoint accepts ${definitions.map((d) => d.type).join(', ')}`,
-      });
-    }
+    const definition = definitionAt(path, body);
     const submission: ParsedSubmission = {
       definition,
       organizationId: organizationIdOf(body),
@@ -220,9 +200,7 @@ export class ActivityService {
       text,
     };
     if (VOTE_KINDS.has(definition.kind)) return this.vote(submission);
-    const handler = ACTIVITY_HANDLERS[definition.kind];
-    if (!handler) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: definition.type });
-    return this.create(submission, handler);
+    return this.create(submission, handlerOf(definition));
   }
 
   /** A new activity: decided, then run, parked for consensus, or refused. */
@@ -238,9 +216,10 @@ export class ActivityService {
         if (existing) return this.viewFor(tx, organization, existing, principal, now);
 
         this.checkLiveness(s.body.timestampMs as string, now);
-        validateIntent(s.definition.type, s.parameters);
-        handler.precheck?.(s.parameters, s.definition, this.precheckSettings);
-        requireSameOrganization(principal, organization);
+        checkProposal(
+          { definition: s.definition, parameters: s.parameters, handler, organization, principal },
+          this.precheckSettings,
+        );
 
         const record = this.newRecord(s, now);
         const vote = await this.voteOf(
@@ -582,19 +561,6 @@ export class ActivityService {
     selection: VoteSelection,
     now: number,
   ): Promise<VoteRecord> {
-    const keys = await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId);
-    return {
-      id: this.deps.ids.uuid(),
-      activityId: record.id,
-      userId: principal.user.userId,
-      apiKeyId: principal.apiKey.apiKeyId,
-      user: userView(principal.user, keys),
-      selection,
-      message,
-      publicKey: principal.stamp.publicKey,
-      signature: principal.stamp.signature,
-      scheme: principal.stamp.scheme,
-      createdAt: now,
-    };
+    return voteRecordOf(tx, this.deps.ids, record.id, principal, message, selection, now);
   }
 }

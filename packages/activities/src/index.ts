@@ -45,6 +45,13 @@ export {
   type BootstrapResult,
   bootstrapOrganization,
 } from './organization-bootstrap.js';
+export {
+  type ExplainedPolicyError,
+  type ExplainedPolicyEvaluation,
+  PolicyExplainer,
+  type PolicyExplainerDeps,
+  type PolicyExplanation,
+} from './policy-explainer.js';
 export * from './ports/clock.js';
 export * from './ports/ids.js';
 export * from './ports/rate-limiter.js';

@@ -10,6 +10,7 @@ import {
   DEFAULT_RATE_LIMITS,
   Ids,
   nobleSignatureVerifier,
+  PolicyExplainer,
   QueryService,
   RateLimiter,
   randomIds,
@@ -59,6 +60,7 @@ export function isOutbox(store: object): store is Store & Outbox {
 export const ServerTokens = {
   ActivityService: Symbol.for('keyhold.ActivityService'),
   QueryService: Symbol.for('keyhold.QueryService'),
+  PolicyExplainer: Symbol.for('keyhold.PolicyExplainer'),
   RequestHandler: Symbol.for('keyhold.RequestHandler'),
   ActivityServiceOptions: Symbol.for('keyhold.ActivityServiceOptions'),
   WebhookSettings: Symbol.for('keyhold.WebhookSettings'),
@@ -168,6 +170,18 @@ export const coreModule = () =>
           }),
       )
       .inSingletonScope();
+    bind(ServerTokens.PolicyExplainer)
+      .toDynamicValue(
+        (ctx) =>
+          new PolicyExplainer({
+            store: ctx.get(Store),
+            verifier: ctx.get(SignatureVerifier),
+            clock: ctx.get(Clock),
+            ids: ctx.get(Ids),
+            options: ctx.get(ServerTokens.ActivityServiceOptions),
+          }),
+      )
+      .inSingletonScope();
     bind(ServerTokens.WebhookSettings).toConstantValue({
       brand: 'Keyhold',
       allowInsecureUrls: false,
@@ -207,6 +221,7 @@ export const coreModule = () =>
           store: ctx.get(Store),
           activities: ctx.get(ServerTokens.ActivityService),
           queries: ctx.get(ServerTokens.QueryService),
+          explainer: ctx.get(ServerTokens.PolicyExplainer),
           logger: ctx.get(Logger),
           newErrorId: () => ids.uuid(),
           rateLimiting: limiter && {

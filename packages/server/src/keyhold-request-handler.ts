@@ -13,6 +13,7 @@ import {
   admit,
   laneOfRoute,
   organizationIdOf,
+  type PolicyExplainer,
   QueryService,
   type RateLimitDecision,
   type RateLimiter,
@@ -32,6 +33,7 @@ import {
   type RequestHandler,
 } from '@keyhold/protocol';
 import { webhookJwks } from '@keyhold/webhooks';
+import { EXPLAIN_POLICIES_PATH, KEYHOLD_EXTENSION_PREFIX } from './keyhold-extensions.js';
 import { KNOWN_QUERY_PATHS, KNOWN_SUBMIT_PATHS } from './known-endpoints.js';
 import type { Logger } from './logger.js';
 
@@ -61,10 +63,13 @@ const json = (status: number, body: unknown): RawResponse => ({
 /** The budget headers a browser client may read (CORS hides non-safelisted headers). */
 const EXPOSED_LIMIT_HEADERS = 'retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset';
 
-/** The public API route of a path, if it is one. */
+/** The API route of a path (the public API, or a Keyhold extension), if it is one. */
 function apiRouteOf(path: string): ApiRoute | undefined {
   if (path.startsWith(SUBMIT)) return { kind: 'submit', name: path.slice(SUBMIT.length) };
   if (path.startsWith(QUERY)) return { kind: 'query', name: path.slice(QUERY.length) };
+  if (path.startsWith(KEYHOLD_EXTENSION_PREFIX)) {
+    return { kind: 'extension', name: path.slice(KEYHOLD_EXTENSION_PREFIX.length) };
+  }
   return undefined;
 }
 
@@ -97,6 +102,8 @@ export interface KeyholdRequestHandlerDeps {
   store: Store;
   activities: ActivityService;
   queries: QueryService;
+  /** Serves `POST /keyhold/v1/explain_policies`, the dry run of a decision. */
+  explainer: PolicyExplainer;
   logger: Logger;
   newErrorId: () => string;
   /** Absent: no limiting and no `ratelimit-*` headers (the default for embedded use). */
@@ -108,9 +115,12 @@ export interface KeyholdRequestHandlerDeps {
 /** Where receivers fetch the keys that verify webhook deliveries (wire-compat §8). */
 export const WEBHOOK_JWKS_PATH = '/public/v1/discovery/webhooks/jwks';
 
-/** A public API route: `/public/v1/submit/<name>` or `/public/v1/query/<name>`. */
+/**
+ * An API route: `/public/v1/submit/<name>`, `/public/v1/query/<name>`, or a Keyhold extension
+ * `/keyhold/v1/<name>`.
+ */
 interface ApiRoute {
-  kind: 'submit' | 'query';
+  kind: 'submit' | 'query' | 'extension';
   name: string;
 }
 
@@ -200,6 +210,11 @@ export class KeyholdRequestHandler implements RequestHandler {
 
   private async route(request: RawRequest, { kind, name }: ApiRoute): Promise<RawResponse> {
     const { method, path } = request;
+    if (kind === 'extension') {
+      if (path !== EXPLAIN_POLICIES_PATH) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
+      return json(200, await this.deps.explainer.explain(request));
+    }
     if (kind === 'submit') {
       if (activityDefinitionsAt(name).length === 0) {
         if (KNOWN_SUBMIT_PATHS.has(name))
@@ -231,7 +246,8 @@ export class KeyholdRequestHandler implements RequestHandler {
     let admission: Admission;
     try {
       admission = await admit(settings.limiter, settings.rules, {
-        lane: laneOfRoute(route.kind, route.name),
+        // A dry run reads and decides, writing nothing: it costs what a query costs.
+        lane: laneOfRoute(route.kind === 'extension' ? 'query' : route.kind, route.name),
         clientAddress: request.remoteAddress,
         organizationId: organizationIdOf(request.rawBody),
       });

@@ -14,6 +14,7 @@ import {
   bootstrapOrganization,
   Clock,
   Ids,
+  type PolicyExplainer,
   type QueryService,
   RateLimiter,
   type RateLimitOverrides,
@@ -116,6 +117,11 @@ export class Keyhold implements RequestHandler {
 
   get queries(): QueryService {
     return this.container.get(ServerTokens.QueryService);
+  }
+
+  /** The dry run of decisions behind `POST /keyhold/v1/explain_policies`. */
+  get explainer(): PolicyExplainer {
+    return this.container.get(ServerTokens.PolicyExplainer);
   }
 
   /** The signer key's public half, uncompressed hex. */

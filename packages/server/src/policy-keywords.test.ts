@@ -11,6 +11,8 @@
  * EIP-712 ALLOW; batches of distinct payloads fail closed.
  */
 import { createRequire } from 'node:module';
+// The server package does not depend on the engine; the schema is read from its source.
+import { TURNKEY_SCHEMA, type Type } from '@keyhold/policy-engine';
 import type { Activity } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -25,8 +27,6 @@ import {
   verifyTypedData,
 } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-// The server package does not depend on the engine; the schema is read from its source.
-import { TURNKEY_SCHEMA, type Type } from '../../policy-engine/src/index.js';
 import {
   rejection,
   type SdkClient,

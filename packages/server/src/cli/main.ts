@@ -11,6 +11,7 @@ const USAGE = `usage: keyhold <command>
   serve        start the server (see --help)
   keygen       print a new P-256 API key pair as JSON
   conformance  run the conformance suite against a running implementation
+  policy       check a file of policies offline, or explain a server's decision (see --help)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -29,6 +30,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'conformance':
       return (await import('./conformance-command.js')).runConformanceCommand(rest);
+    case 'policy':
+      return (await import('./policy-command.js')).runPolicyCommand(rest);
     case undefined:
     case 'help':
     case '--help':

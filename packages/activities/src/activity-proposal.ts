@@ -1,0 +1,140 @@
+/**
+ * What a proposed activity must pass before it is decided, and the submitter's vote that every
+ * decision counts first. A real submit (`ActivityService`) and its dry run (`PolicyExplainer`)
+ * both call these, so the dry run refuses what submit refuses, with the same Status, and is
+ * decided on the same subject.
+ * @module
+ */
+import {
+  ACTIVITY_TYPES,
+  type ActivityDefinition,
+  activityDefinitionsAt,
+  KeyholdError,
+  submitPathOf,
+  type VoteSelection,
+  validateIntent,
+} from '@keyhold/protocol';
+import type { ActivityHandler, PrecheckSettings } from './handlers/activity-handler.js';
+import { ACTIVITY_HANDLERS } from './handlers/index.js';
+import type { Ids } from './ports/ids.js';
+import type { StoreTransaction } from './ports/store.js';
+import type { Principal } from './principal.js';
+import type { OrganizationRecord, VoteRecord } from './records.js';
+import { userView } from './views.js';
+
+/**
+ * The definition serving `body.type` at the submit path `path`.
+ * @throws KeyholdError ACTIVITY_TYPE_NOT_SUPPORTED (a type of this endpoint Keyhold does not
+ *   serve), BAD_REQUEST_BODY (a type of another endpoint, or none)
+ */
+export function definitionAt(path: string, body: Record<string, unknown>): ActivityDefinition {
+  const definitions = activityDefinitionsAt(path);
+  const definition = definitions.find((d) => d.type === body.type);
+  if (definition) return definition;
+  // A type of this very endpoint that Keyhold does not serve (CREATE_POLICY V1/V2).
+  if (isActivityType(body.type) && submitPathOf(body.type) === path) {
+    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
+  }
+  throw new KeyholdError('BAD_REQUEST_BODY', {
+    field: '/type',
+    reason: `this endpoint accepts ${definitions.map((d) => d.type).join(', ')}`,
+  });
+}
+
+/**
+ * The definition of `body.type` when no endpoint names it (a dry run): the type's own submit
+ * path, refused as submitting there would be.
+ * @throws KeyholdError BAD_REQUEST_BODY (not an activity type of the wire protocol),
+ *   ACTIVITY_TYPE_NOT_SUPPORTED (one Keyhold does not serve)
+ */
+export function definitionOfType(body: Record<string, unknown>): ActivityDefinition {
+  if (!isActivityType(body.type)) {
+    throw new KeyholdError('BAD_REQUEST_BODY', {
+      field: '/type',
+      reason: 'not an activity type of the public API',
+    });
+  }
+  const path = submitPathOf(body.type);
+  // What the router answers for a known path with nothing served at it.
+  if (activityDefinitionsAt(path).length === 0) {
+    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
+  }
+  return definitionAt(path, body);
+}
+
+/**
+ * The handler that runs a (non-vote) definition.
+ * @throws KeyholdError ACTIVITY_TYPE_NOT_SUPPORTED
+ */
+export function handlerOf(definition: ActivityDefinition): ActivityHandler {
+  const handler = ACTIVITY_HANDLERS[definition.kind];
+  if (!handler) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: definition.type });
+  return handler;
+}
+
+/** A parent organization's users may read a sub-organization, never write to it. */
+export function requireSameOrganization(
+  principal: Principal,
+  organization: OrganizationRecord,
+): void {
+  if (principal.organizationId !== organization.organizationId) {
+    throw new KeyholdError('ORGANIZATION_MISMATCH', {
+      targetOrganizationId: organization.organizationId,
+      voterOrganizationId: principal.organizationId,
+    });
+  }
+}
+
+/** A new activity, as checked once its organization and submitter are known. */
+export interface Proposal {
+  readonly definition: ActivityDefinition;
+  readonly parameters: Record<string, unknown>;
+  readonly handler: ActivityHandler;
+  readonly organization: OrganizationRecord;
+  readonly principal: Principal;
+}
+
+/**
+ * The checks of a new activity after authentication: its intent schema, the handler's own
+ * precheck (e.g. policy texts), and that the submitter belongs to the organization.
+ * @throws KeyholdError the refusal submit answers with
+ */
+export function checkProposal(proposal: Proposal, settings: PrecheckSettings): void {
+  const { definition, parameters, handler, organization, principal } = proposal;
+  validateIntent(definition.type, parameters);
+  handler.precheck?.(parameters, definition, settings);
+  requireSameOrganization(principal, organization);
+}
+
+/**
+ * A vote by `principal` on an activity: the user as they are now, the API key and the stamp
+ * over `message` (the exact body they signed).
+ */
+export async function voteRecordOf(
+  tx: StoreTransaction,
+  ids: Ids,
+  activityId: string,
+  principal: Principal,
+  message: string,
+  selection: VoteSelection,
+  now: number,
+): Promise<VoteRecord> {
+  const keys = await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId);
+  return {
+    id: ids.uuid(),
+    activityId,
+    userId: principal.user.userId,
+    apiKeyId: principal.apiKey.apiKeyId,
+    user: userView(principal.user, keys),
+    selection,
+    message,
+    publicKey: principal.stamp.publicKey,
+    signature: principal.stamp.signature,
+    scheme: principal.stamp.scheme,
+    createdAt: now,
+  };
+}
+
+function isActivityType(type: unknown): type is (typeof ACTIVITY_TYPES)[number] {
+  return (ACTIVITY_TYPES as readonly unknown[]).includes(type);
+}
