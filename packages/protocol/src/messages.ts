@@ -63,6 +63,25 @@ export const Messages = {
     'request body too large',
     413,
   ),
+  /**
+   * Request headers over the HTTP server's `maxHeaderSize`, answered by the server before any
+   * handler runs (in place of Node's bare 431).
+   */
+  REQUEST_HEADERS_TOO_LARGE: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'REQUEST_HEADERS_TOO_LARGE',
+    'request headers too large',
+    431,
+  ),
+  /** The headers or the body did not arrive within the HTTP server's timeouts (a stalled upload). */
+  REQUEST_TIMEOUT: e(
+    StatusCode.DEADLINE_EXCEEDED,
+    'REQUEST_TIMEOUT',
+    'request not received in time',
+    408,
+  ),
+  /** Bytes the HTTP parser cannot read as an HTTP/1.1 request (in place of Node's bare 400). */
+  MALFORMED_HTTP_REQUEST: e(INVALID_ARGUMENT, 'MALFORMED_REQUEST', 'malformed HTTP request', 400),
   TIMESTAMP_OUTSIDE_WINDOW: e(
     INVALID_ARGUMENT,
     'TIMESTAMP_INVALID',
