@@ -10,7 +10,8 @@
  * KEYS[1] the bucket. ARGV: emission ms, burst, cost, slack ms, and a test clock's now in ms
  * (empty in production: then the time is Redis `TIME`, the one clock every instance shares,
  * so instances whose own clocks are skewed still agree). Returns
- * {allowed (0|1), limit, remaining, resetMs, retryAfterMs}.
+ * {allowed (0|1), limit, remaining, resetMs, retryAfterMs}. A cost above the burst waits for
+ * a full bucket and leaves it in debt, as the model does.
  * The key holds the model's state as "<at> <debtMs>", each with 17 significant digits (an
  * exact round trip of the double), and expires a second after the bucket is full again — an
  * absent key is a full bucket.
@@ -53,7 +54,8 @@ if stored then
   end
 end
 local nxt = debt + cost * emission
-local wait = nxt - tolerance
+local wait
+if cost > burst then wait = debt else wait = nxt - tolerance end
 if wait > slack then
   local retry = ceil_ms(wait)
   if retry < 1 then retry = 1 end

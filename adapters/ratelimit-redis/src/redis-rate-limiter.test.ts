@@ -174,9 +174,10 @@ describe.skipIf(!withRedis)('RedisRateLimiter on Redis time', () => {
   });
 
   it('checks rules before asking Redis', async () => {
-    await expect(limiter().take(key(), { limit: 2, periodMs: 1000 }, 3)).rejects.toThrow(
+    await expect(limiter().take(key(), { limit: 2, periodMs: 1000 }, 1.5)).rejects.toThrow(
       RangeError,
     );
+    await expect(limiter().take(key(), { limit: 0, periodMs: 1000 })).rejects.toThrow(RangeError);
   });
 });
 

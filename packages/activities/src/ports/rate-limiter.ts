@@ -1,13 +1,16 @@
 /**
- * The RateLimiter port: one bucket per key, taken from atomically. Keyhold asks it before
- * authenticating a request (request path step 3), so a flood costs one bucket lookup per
- * request, never a signature verification.
+ * The RateLimiter port: one bucket per key, taken from atomically. Keyhold asks it twice per
+ * request (see `rate-limit/request-admission.ts`): for the client address before anything
+ * else, so a flood costs one bucket lookup per request, and for the user and organization
+ * once the stamp has verified, with the request's cost.
  *
  * Semantics (GCRA, the reference model is `gcra()` in `rate-limit/gcra.ts`): a rule
  * `{limit, periodMs, burst}` refills `limit` tokens every `periodMs`, evenly, into a bucket of
  * `burst` tokens (default `limit`); a take of `cost` tokens is admitted when the bucket holds
- * them, and a refused take consumes nothing. So a quiet key admits `burst` at once, and in any
- * window of `periodMs` no key admits more than `limit + burst`.
+ * them, and a refused take consumes nothing. A take of more than `burst` tokens is admitted
+ * only from a full bucket and leaves it in debt (the key waits `cost × periodMs / limit` from
+ * then before the bucket is full again). So a quiet key admits `burst` at once, and in any
+ * window of `periodMs` no key admits more than `limit + max(burst, largest cost)`.
  * @module
  */
 
@@ -51,9 +54,9 @@ export interface RateLimitDecision {
  */
 export interface RateLimiter {
   /**
-   * Takes `cost` tokens (default 1, an integer from 1 to the rule's burst) from the bucket
-   * `key`. Rejects with RateLimiterUnavailableError when the backend cannot answer, and with
-   * a RangeError for a rule or cost that can never be admitted.
+   * Takes `cost` tokens (default 1, an integer ≥ 1; above the rule's burst it waits for a
+   * full bucket) from the bucket `key`. Rejects with RateLimiterUnavailableError when the
+   * backend cannot answer, and with a RangeError for a rule or cost that means nothing.
    */
   take(key: string, rule: RateLimitRule, cost?: number): Promise<RateLimitDecision>;
   /** Resolves when the backend answers; rejects with RateLimiterUnavailableError otherwise. */

@@ -2,7 +2,11 @@
  * GCRA (the generic cell rate algorithm), the reference model of the RateLimiter port. A
  * bucket's state is its theoretical arrival time (TAT): the instant the bucket will be full
  * again. A take of `cost` pushes the TAT `cost × emission` later, and is admitted while the
- * TAT stays within `burst × emission` of now. O(1) work, no timers — which is why the memory
+ * TAT stays within `burst × emission` of now. A take larger than the bucket (`cost > burst`,
+ * e.g. a request creating 100 accounts against a bucket of 60) is admitted only from a full
+ * bucket and leaves it in debt beyond its size: the key then waits exactly as long as the
+ * tokens it took take to refill, so weighted requests are metered at their full cost and are
+ * never refused for their size alone. O(1) work, no timers — which is why the memory
  * adapter and the Redis Lua script compute the same thing, and the contract compares both
  * with this function.
  *
@@ -38,8 +42,8 @@ export interface NormalizedRule {
 
 /**
  * Checks a rule and a cost, and fills in the defaults. Throws a RangeError for a rule that
- * means nothing (zero limit, non-integers) or a cost larger than the bucket, which no wait
- * could ever admit.
+ * means nothing (zero limit, non-integers) or a cost that is not a whole number of tokens.
+ * A cost above the burst is valid: it is admitted from a full bucket (see `gcra`).
  * @example
  * normalizeRule({ limit: 60, periodMs: 1000 }, 1); // { limit: 60, periodMs: 1000, burst: 60, emissionMs: 16.67 }
  */
@@ -52,8 +56,8 @@ export function normalizeRule(rule: RateLimitRule, cost = 1): NormalizedRule {
     throw new RangeError(`rate limit: periodMs must be a positive number, got ${periodMs}`);
   if (!Number.isSafeInteger(burst) || burst < 1)
     throw new RangeError(`rate limit: burst must be an integer ≥ 1, got ${burst}`);
-  if (!Number.isSafeInteger(cost) || cost < 1 || cost > burst)
-    throw new RangeError(`rate limit: cost must be an integer from 1 to ${burst}, got ${cost}`);
+  if (!Number.isSafeInteger(cost) || cost < 1)
+    throw new RangeError(`rate limit: cost must be an integer ≥ 1, got ${cost}`);
   return { limit, periodMs, burst, emissionMs: periodMs / limit };
 }
 
@@ -87,11 +91,14 @@ const tokens = (ms: number, emissionMs: number) =>
 
 /**
  * One take against a key in `state` (undefined for a key never seen, or forgotten), at
- * `nowMs`. Pure: the caller stores the returned state.
+ * `nowMs`. Pure: the caller stores the returned state. A take of at most `burst` tokens waits
+ * until the bucket holds them; a larger one waits until the bucket is full, then drives it
+ * into debt (`remaining` 0, `resetMs` beyond the bucket's size).
  * @example
  * const rule = { limit: 2, periodMs: 1000 };
  * const first = gcra(undefined, rule, 1, 0); // allowed, remaining 1
  * gcra(first.state, rule, 2, 0).decision.retryAfterMs; // 500
+ * gcra(undefined, rule, 5, 0).decision.resetMs; // 2500: admitted from a full bucket, in debt
  */
 export function gcra(
   state: GcraState | undefined,
@@ -104,7 +111,9 @@ export function gcra(
   // Time until the bucket is full; a TAT in the past is a full bucket.
   const debt = state === undefined ? 0 : Math.max(0, state.debtMs - (nowMs - state.at));
   const next = debt + cost * emissionMs;
-  const waitMs = next - toleranceMs;
+  // No wait could make room for more than the bucket holds: such a take waits for a full
+  // bucket instead, so its wait is the current debt.
+  const waitMs = cost > burst ? debt : next - toleranceMs;
   if (waitMs > GCRA_SLACK_MS) {
     return {
       state,

@@ -25,7 +25,11 @@ export const ruleAndSteps = (maxSteps: number): fc.Arbitrary<[RateLimitRule, Rat
               fc.integer({ min: 0, max: 2 * rule.periodMs }),
             ),
             key: fc.integer({ min: 0, max: 2 }),
-            cost: fc.integer({ min: 1, max: rule.burst }),
+            // Weighted takes: mostly within the bucket, sometimes larger than it.
+            cost: fc.oneof(
+              { arbitrary: fc.integer({ min: 1, max: rule.burst }), weight: 4 },
+              { arbitrary: fc.integer({ min: 1, max: 3 * rule.burst + 2 }), weight: 1 },
+            ),
           }),
           { minLength: 1, maxLength: maxSteps },
         ),
