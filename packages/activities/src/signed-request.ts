@@ -23,6 +23,13 @@ export interface SignedRequest {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Deepest nesting of objects and arrays a body may have (the body itself is level 1): far
+ * beyond what any activity's schema nests, and a bound on every recursive walk of a body
+ * (schema validation, the checks here, policy evaluation).
+ */
+export const MAX_BODY_DEPTH = 64;
+
 export async function readSignedRequest(
   verifier: SignatureVerifier,
   request: IncomingRequest,
@@ -39,6 +46,11 @@ export async function readSignedRequest(
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not a JSON object' });
+  }
+  if (nestedDeeperThan(body, MAX_BODY_DEPTH)) {
+    throw new KeyholdError('BAD_REQUEST_BODY', {
+      reason: `JSON nested too deep: at most ${MAX_BODY_DEPTH} levels of objects and arrays`,
+    });
   }
   checkRawBodyBounds(text);
   if (!storableText(body)) {
@@ -59,17 +71,23 @@ export function organizationIdOf(body: Record<string, unknown>): string {
   return id.toLowerCase();
 }
 
+/** True when objects and arrays nest deeper than `max` levels; stops walking at `max + 1`. */
+function nestedDeeperThan(value: unknown, max: number, level = 1): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (level > max) return true;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  return children.some((child) => nestedDeeperThan(child, max, level + 1));
+}
+
 /**
  * True when every string (and key) in a parsed body is well-formed Unicode without NUL: a
  * lone surrogate or U+0000 (legal JSON escapes) cannot be stored by every Store, so it is
- * refused up front rather than failing, or being altered, in a database.
+ * refused up front rather than failing, or being altered, in a database. Called on a body
+ * {@link nestedDeeperThan} passed, so its recursion is bounded.
  */
-function storableText(value: unknown, depth = 0): boolean {
-  if (depth > 64) return false;
+function storableText(value: unknown): boolean {
   if (typeof value === 'string') return value.isWellFormed() && !value.includes('\u0000');
   if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) return value.every((v) => storableText(v, depth + 1));
-  return Object.entries(value).every(
-    ([k, v]) => storableText(k, depth) && storableText(v, depth + 1),
-  );
+  if (Array.isArray(value)) return value.every((v) => storableText(v));
+  return Object.entries(value).every(([k, v]) => storableText(k) && storableText(v));
 }

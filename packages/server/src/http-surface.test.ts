@@ -261,6 +261,29 @@ describe('text the stores cannot keep', () => {
   });
 });
 
+describe('deeply nested JSON', () => {
+  /** A whoami body whose nesting is `depth` levels, the body itself counted (queries ignore `x`). */
+  const nested = (depth: number) =>
+    `{"organizationId":"${server.organizationId}","x":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+
+  it('accepts 64 levels', async () => {
+    const { status } = await post('/public/v1/query/whoami', nested(64));
+    expect(status).toBe(200);
+  });
+
+  it.each([65, 100_000])('refuses %i levels with "bad request body" saying why', async (depth) => {
+    const { status, json } = await post('/public/v1/query/whoami', nested(depth));
+    expect(status).toBe(400);
+    expectStatus(json, 3, 'bad request body');
+    expect(json.details).toEqual([
+      expect.objectContaining({
+        errorCode: 'REQUEST_INVALID',
+        reason: 'JSON nested too deep: at most 64 levels of objects and arrays',
+      }),
+    ]);
+  });
+});
+
 describe('draining', () => {
   it('answers readiness 503 once the instance begins to drain', async () => {
     const other = await startServer({ port: 0, logger: silentLogger });
