@@ -41,6 +41,7 @@ export {
 export { checkWebhookUrl } from './handlers/webhook-endpoints.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
+  BootstrapConflictError,
   type BootstrapInput,
   type BootstrapResult,
   bootstrapOrganization,

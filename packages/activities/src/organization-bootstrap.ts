@@ -29,9 +29,24 @@ export interface BootstrapResult {
 }
 
 /**
+ * A root organization of the bootstrap's name already exists, and the bootstrap key is not
+ * one of its API keys: bootstrapping again would hand the organization to another key.
+ * @example
+ * try { await keyhold.bootstrap({ organizationName: 'Acme', apiPublicKey }); }
+ * catch (e) { if (e instanceof BootstrapConflictError) console.error(e.organizationName); }
+ */
+export class BootstrapConflictError extends Error {
+  override name = 'BootstrapConflictError';
+  constructor(readonly organizationName: string) {
+    super(`organization "${organizationName}" already exists with other root credentials`);
+  }
+}
+
+/**
  * Creates, once, a root organization whose root user (a quorum of one) holds the API key.
  * Called again with the same name and key it returns the existing organization.
- * @throws Error when an organization of that name exists without that key
+ * @throws BootstrapConflictError when an organization of that name exists without that key
+ * @throws KeyholdError INVALID_PUBLIC_KEY when the key is not a point of its curve
  */
 export async function bootstrapOrganization(
   deps: { store: Store; ids: Ids; clock: Clock },
@@ -73,11 +88,7 @@ async function bootstrapOnce(
     const existing = await tx.organizations.findRootByName(input.organizationName);
     if (existing) {
       const key = await tx.apiKeys.findByPublicKey(existing.organizationId, publicKey);
-      if (!key) {
-        throw new Error(
-          `organization "${input.organizationName}" already exists with other root credentials`,
-        );
-      }
+      if (!key) throw new BootstrapConflictError(input.organizationName);
       return {
         organizationId: existing.organizationId,
         userId: key.userId,

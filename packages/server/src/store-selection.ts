@@ -9,7 +9,7 @@ import { MemoryStore } from '@keyhold/store-memory';
 import { createPgliteStore, createPostgresStore } from '@keyhold/store-postgres';
 import { generateMasterKey } from '@keyhold/vault-software';
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { openDataDirectory } from './data-directory.js';
+import { makePrivate, openDataDirectory } from './data-directory.js';
 
 export const DEFAULT_DATA_DIR = '.keyhold/data';
 
@@ -47,11 +47,14 @@ export async function openStore(
         env: options.env,
         ...(options.masterKeyHex ? { masterKeyHex: options.masterKeyHex } : {}),
       });
-      return {
-        kind: 'data',
-        store: await createPgliteStore({ dataDir: dir.pgdata }),
-        masterKey: dir.masterKey,
+      const store = await createPgliteStore({ dataDir: dir.pgdata });
+      await makePrivate(dir.root);
+      const close = store.close.bind(store);
+      store.close = async () => {
+        await close();
+        await makePrivate(dir.root);
       };
+      return { kind: 'data', store, masterKey: dir.masterKey };
     }
     case 'postgres': {
       if (!given) {

@@ -43,12 +43,22 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Once a command is done, the process ends within a second even if a library left a handle
+ * open (a database pool, a socket): a CLI that has said it failed must not idle on.
+ */
+function exitSoon(): void {
+  setTimeout(() => process.exit(), 1_000).unref();
+}
+
 main(process.argv.slice(2)).then(
   (code) => {
     if (code !== -1) process.exitCode = code;
+    exitSoon();
   },
   (error: unknown) => {
     process.stderr.write(`keyhold: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exitCode = 1;
+    exitSoon();
   },
 );

@@ -3,14 +3,18 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import type { RateLimiter } from '@keyhold/activities';
+import {
+  BootstrapConflictError,
+  normalizeApiPublicKey,
+  type RateLimiter,
+} from '@keyhold/activities';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { DataDirectoryError } from '../data-directory.js';
 import { stderrLogger } from '../logger.js';
-import { startServer } from '../serve.js';
+import { type RunningServer, startServer } from '../serve.js';
 import {
   DEFAULT_DATA_DIR,
   type OpenedStore,
@@ -53,6 +57,29 @@ function redactedUrl(url: string): string {
   } catch {
     return 'the --rate-limit URL';
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Why `startServer` failed, naming the flag to change. */
+function startFailure(
+  error: unknown,
+  values: { host: string; 'bootstrap-org-name': string; data?: string },
+  port: number,
+): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    return `--port ${port}: ${values.host}:${port} is already in use; stop what listens there or choose another --port (0 picks a free one)`;
+  }
+  if (code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+    return `--host ${values.host} --port ${port}: cannot listen there (${code}); choose another --host or a --port above 1023`;
+  }
+  if (error instanceof BootstrapConflictError) {
+    return `--bootstrap-api-public-key: ${error.message} in this store; start without --bootstrap-api-public-key (the organization is kept), with the key it was created with, with another --bootstrap-org-name, or on another --data directory`;
+  }
+  return messageOf(error);
 }
 
 export async function runServeCommand(args: string[]): Promise<number> {
@@ -112,10 +139,35 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.stderr.write('keyhold serve: KEYHOLD_MASTER_KEY must be 64 hex characters\n');
     return 2;
   }
+  const bootstrapKey = values['bootstrap-api-public-key'];
+  if (bootstrapKey !== undefined) {
+    // Before anything is opened: a bad key is a usage error, not a start-up failure.
+    try {
+      normalizeApiPublicKey('API_KEY_CURVE_P256', bootstrapKey);
+    } catch {
+      process.stderr.write(
+        `keyhold serve: --bootstrap-api-public-key must be a compressed P-256 public key (66 hex characters, 02… or 03…), got "${bootstrapKey}"; \`keyhold keygen\` makes one\n`,
+      );
+      return 2;
+    }
+  }
   const env = values.env as 'development' | 'production';
-  let opened: OpenedStore;
+  // Whatever Keyhold creates from here on (the embedded database's files among them) is
+  // readable by this user only.
+  process.umask(0o077);
+
+  // Everything opened so far, closed in reverse when a later step fails, so a failed start
+  // exits at once and releases the data directory's lock instead of idling while it is held.
+  const opened: Array<() => Promise<unknown>> = [];
+  const fail = async (message: string): Promise<number> => {
+    for (const close of opened.reverse()) await close().catch(() => {});
+    process.stderr.write(`keyhold serve: ${message}\n`);
+    return 2;
+  };
+
+  let store: OpenedStore;
   try {
-    opened = await openStore(
+    store = await openStore(
       values.memory
         ? { kind: 'memory' }
         : values.postgres
@@ -129,12 +181,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
       error instanceof StoreOpenError ||
       error instanceof StoreConfigurationError
     ) {
-      process.stderr.write(`keyhold serve: ${error.message}\n`);
-      return 2;
+      return fail(error.message);
     }
     throw error;
   }
-  if (opened.kind === 'memory')
+  opened.push(() => store.store.close());
+  if (store.kind === 'memory')
     logger.warn('state is kept in memory: it is lost when the server stops');
 
   let vault: Pkcs11KeyVault | undefined;
@@ -142,12 +194,10 @@ export async function runServeCommand(args: string[]): Promise<number> {
     try {
       vault = await openPkcs11KeyVault();
     } catch (error) {
-      await opened.store.close();
-      process.stderr.write(
-        `keyhold serve: --vault pkcs11: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
-      return 2;
+      return fail(`--vault pkcs11: ${messageOf(error)}`);
     }
+    const openedVault = vault;
+    opened.push(() => openedVault.close());
     logger.info('key vault', { kind: 'pkcs11', token: vault.tokenLabel });
   }
 
@@ -159,39 +209,37 @@ export async function runServeCommand(args: string[]): Promise<number> {
   } else if (rateLimit !== undefined) {
     const shown = redactedUrl(rateLimit);
     const redis = new RedisRateLimiter({ url: rateLimit });
+    opened.push(() => redis.close());
     try {
       // Fail at start, as an unreachable database does, rather than answer 503 to everything.
       await redis.ping();
     } catch (error) {
-      await redis.close();
-      await vault?.close();
-      await opened.store.close();
-      process.stderr.write(
-        `keyhold serve: --rate-limit: Redis at ${shown} is unreachable: ${error instanceof Error ? error.message : String(error)}\n`,
-      );
-      return 2;
+      return fail(`--rate-limit: Redis at ${shown} is unreachable: ${messageOf(error)}`);
     }
     rateLimiter = redis;
     logger.info('rate limiter', { kind: 'redis', url: shown });
   }
 
-  const server = await startServer({
-    host: values.host,
-    port,
-    http: values.http as 'express' | 'koa',
-    logger,
-    store: opened.store,
-    masterKey: opened.masterKey,
-    ...(vault ? { vault } : {}),
-    ...(values['bootstrap-api-public-key']
-      ? { bootstrapApiPublicKey: values['bootstrap-api-public-key'] }
-      : {}),
-    bootstrapOrganizationName: values['bootstrap-org-name'],
-    ...(rateLimiter ? { rateLimiter } : {}),
-    brand: values.brand,
-    // Development delivers to http://localhost and http://127.0.0.1; production refuses both.
-    webhooks: { allowInsecureUrls: values.env === 'development' },
-  });
+  let server: RunningServer;
+  try {
+    server = await startServer({
+      host: values.host,
+      port,
+      http: values.http as 'express' | 'koa',
+      logger,
+      store: store.store,
+      masterKey: store.masterKey,
+      ...(vault ? { vault } : {}),
+      ...(bootstrapKey ? { bootstrapApiPublicKey: bootstrapKey } : {}),
+      bootstrapOrganizationName: values['bootstrap-org-name'],
+      ...(rateLimiter ? { rateLimiter } : {}),
+      brand: values.brand,
+      // Development delivers to http://localhost and http://127.0.0.1; production refuses both.
+      webhooks: { allowInsecureUrls: values.env === 'development' },
+    });
+  } catch (error) {
+    return fail(startFailure(error, values, port));
+  }
   // Handlers first, then the listening line: a supervisor may signal as soon as it reads it.
   const stopped = new Promise<void>((resolve) => {
     const stop = (signal: string) => {
