@@ -75,6 +75,8 @@ class State {
   policyEvaluationSeq = new Map<string, number>();
   webhookEndpoints = new Map<string, WebhookEndpointRecord>();
   webhookEndpointSeq = new Map<string, number>();
+  /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
+  webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
   seq = 0;
 }
@@ -635,6 +637,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       async delete(org, id) {
         j.delete(s.webhookEndpoints, k(org, id));
         j.delete(s.webhookEndpointSeq, k(org, id));
+        j.delete(s.webhookEndpointFailures, k(org, id));
       },
     },
     webhookDeliveries: {
@@ -727,6 +730,52 @@ export class MemoryStore implements Store, Outbox {
     return this.finish(deliveryId, { status: 'FAILED', attempts, finishedAt: at, lastError });
   }
 
+  endpointDelivered(organizationId: string, endpointId: string): Promise<void> {
+    return this.exclusive(() => {
+      this.state.webhookEndpointFailures.delete(k(organizationId, endpointId));
+    });
+  }
+
+  endpointFailed(organizationId: string, endpointId: string): Promise<number> {
+    return this.exclusive(() => {
+      const key = k(organizationId, endpointId);
+      if (!this.state.webhookEndpoints.has(key)) return 0;
+      const count = (this.state.webhookEndpointFailures.get(key) ?? 0) + 1;
+      this.state.webhookEndpointFailures.set(key, count);
+      return count;
+    });
+  }
+
+  disableEndpoint(
+    organizationId: string,
+    endpointId: string,
+    reason: string,
+    at: number,
+  ): Promise<boolean> {
+    return this.exclusive(() => {
+      const key = k(organizationId, endpointId);
+      const endpoint = this.state.webhookEndpoints.get(key);
+      if (!endpoint?.isActive) return false;
+      this.state.webhookEndpoints.set(key, {
+        ...endpoint,
+        isActive: false,
+        disabledReason: reason,
+        updatedAt: at,
+      });
+      this.state.webhookEndpointFailures.delete(key);
+      for (const row of this.state.deliveries.values()) {
+        const d = row.delivery;
+        if (row.status !== 'PENDING' || d.organizationId !== organizationId) continue;
+        if (d.endpointId !== endpointId) continue;
+        row.status = 'FAILED';
+        row.finishedAt = at;
+        row.lastError = `endpoint disabled: ${reason}`;
+        delete row.leaseUntil;
+      }
+      return true;
+    });
+  }
+
   /** Records an attempt's outcome and releases the lease; an absent delivery is a no-op. */
   private finish(
     deliveryId: string,
@@ -741,6 +790,8 @@ export class MemoryStore implements Store, Outbox {
     return this.exclusive(() => {
       const row = this.state.deliveries.get(deliveryId);
       if (!row) return;
+      // Failed meanwhile (its endpoint was disabled): a retry must not bring it back.
+      if (change.status === 'PENDING' && row.status !== 'PENDING') return;
       row.status = change.status;
       row.delivery = {
         ...row.delivery,

@@ -40,6 +40,7 @@ describe('loadMigrations', () => {
       [4, 'webhooks'],
       [5, 'sub_organization_index'],
       [6, 'credential_lookup'],
+      [7, 'webhook_endpoint_health'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -261,6 +262,34 @@ describe.each(engines)('runMigrations on %s', (name, create) => {
       );
       expect(reason).toBe('newer-schema');
       expect(message).toContain(`is at migration ${LATEST}, newer than this Keyhold knows (2)`);
+    },
+  );
+
+  it.skipIf(skip)(
+    'upgrades a version-6 database: its webhook endpoints read without a disabled reason and count failures from 0',
+    async () => {
+      const { schema, driver, sql } = fresh();
+      const upToSix = shipped.filter((m) => m.version <= 6);
+      await runMigrations(driver, { schema, migrations: upToSix });
+      await sql(
+        `INSERT INTO webhook_endpoints (organization_id, endpoint_id, url, name, is_active,
+                                       subscriptions, created_at, updated_at)
+         VALUES ('o', 'e1', 'https://hooks.example.com/', 'hook', true,
+                 '[{"eventType":"ACTIVITY_UPDATES","isActive":true}]', 1, 2);`,
+      );
+      expect((await runMigrations(driver, { schema })).applied).toContain(7);
+      const store = new SqlStore(driver);
+      expect(await store.transaction((t) => t.webhookEndpoints.get('o', 'e1'))).toEqual({
+        organizationId: 'o',
+        endpointId: 'e1',
+        url: 'https://hooks.example.com/',
+        name: 'hook',
+        isActive: true,
+        subscriptions: [{ eventType: 'ACTIVITY_UPDATES', isActive: true }],
+        createdAt: 1,
+        updatedAt: 2,
+      });
+      expect(await store.endpointFailed('o', 'e1')).toBe(1);
     },
   );
 

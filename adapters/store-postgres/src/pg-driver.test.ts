@@ -121,6 +121,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 4 },
       { version: 5 },
       { version: 6 },
+      { version: 7 },
     ]);
   });
 

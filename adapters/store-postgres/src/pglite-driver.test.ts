@@ -92,6 +92,7 @@ describe('PGlite data directory', () => {
       { version: 4 },
       { version: 5 },
       { version: 6 },
+      { version: 7 },
     ]);
   });
 

@@ -213,16 +213,18 @@ function policyEvaluationOf(r: Row): PolicyEvaluationRecord {
 }
 
 function webhookEndpointOf(r: Row): WebhookEndpointRecord {
-  return {
+  const record = {
     organizationId: str(r.organization_id),
     endpointId: str(r.endpoint_id),
     url: str(r.url),
     name: str(r.name),
     isActive: r.is_active as boolean,
-    subscriptions: r.subscriptions as WebhookEndpointRecord['subscriptions'],
-    createdAt: num(r.created_at),
-    updatedAt: num(r.updated_at),
-  };
+  } as WebhookEndpointRecord;
+  optional(record, 'disabledReason', r.disabled_reason, str);
+  record.subscriptions = r.subscriptions as WebhookEndpointRecord['subscriptions'];
+  record.createdAt = num(r.created_at);
+  record.updatedAt = num(r.updated_at);
+  return record;
 }
 
 function webhookDeliveryOf(r: Row): WebhookDelivery {
@@ -399,15 +401,17 @@ const policyEvaluationParams = (r: PolicyEvaluationRecord) => [
   r.createdAt,
 ];
 
+// consecutive_failures is the Outbox's alone (never in a record): an update leaves it be.
 const WEBHOOK_ENDPOINT_COLUMNS =
-  'organization_id, endpoint_id, url, name, is_active, subscriptions, created_at, updated_at';
-const WEBHOOK_ENDPOINT_VALUES = '$1, $2, $3, $4, $5, $6::text::jsonb, $7, $8';
+  'organization_id, endpoint_id, url, name, is_active, disabled_reason, subscriptions, created_at, updated_at';
+const WEBHOOK_ENDPOINT_VALUES = '$1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9';
 const webhookEndpointParams = (r: WebhookEndpointRecord) => [
   r.organizationId,
   r.endpointId,
   r.url,
   r.name,
   r.isActive,
+  r.disabledReason ?? null,
   json(r.subscriptions),
   r.createdAt,
   r.updatedAt,
@@ -1164,9 +1168,10 @@ export class SqlStore implements Store, Outbox {
   ): Promise<void> {
     await this.withClient((db) =>
       db.query(
+        // Only a PENDING one: a delivery failed meanwhile (its endpoint disabled) stays FAILED.
         `UPDATE webhook_deliveries
             SET attempts = $2, next_attempt_at = $3, last_error = $4, lease_until = NULL
-          WHERE delivery_id = $1`,
+          WHERE delivery_id = $1 AND status = 'PENDING'`,
         [deliveryId, attempts, nextAttemptAt, lastError],
       ),
     );
@@ -1187,6 +1192,58 @@ export class SqlStore implements Store, Outbox {
         [deliveryId, attempts, at, lastError],
       ),
     );
+  }
+
+  async endpointDelivered(organizationId: string, endpointId: string): Promise<void> {
+    await this.withClient((db) =>
+      db.query(
+        `UPDATE webhook_endpoints SET consecutive_failures = 0
+          WHERE organization_id = $1 AND endpoint_id = $2 AND consecutive_failures <> 0`,
+        [organizationId, endpointId],
+      ),
+    );
+  }
+
+  /** Counts in one statement, so concurrent dispatchers never lose a failure. */
+  endpointFailed(organizationId: string, endpointId: string): Promise<number> {
+    return this.withClient(async (db) => {
+      const [row] = await db.query(
+        `UPDATE webhook_endpoints SET consecutive_failures = consecutive_failures + 1
+          WHERE organization_id = $1 AND endpoint_id = $2
+          RETURNING consecutive_failures`,
+        [organizationId, endpointId],
+      );
+      return row ? num(row.consecutive_failures) : 0;
+    });
+  }
+
+  /**
+   * Turns the endpoint off and fails its PENDING deliveries, in one transaction; `is_active`
+   * in the WHERE makes two dispatchers disabling it at once do it once.
+   */
+  disableEndpoint(
+    organizationId: string,
+    endpointId: string,
+    reason: string,
+    at: number,
+  ): Promise<boolean> {
+    return this.withClient(async (db) => {
+      const disabled = await db.query(
+        `UPDATE webhook_endpoints
+            SET is_active = false, disabled_reason = $3, consecutive_failures = 0, updated_at = $4
+          WHERE organization_id = $1 AND endpoint_id = $2 AND is_active
+          RETURNING endpoint_id`,
+        [organizationId, endpointId, reason, at],
+      );
+      if (disabled.length === 0) return false;
+      await db.query(
+        `UPDATE webhook_deliveries
+            SET status = 'FAILED', failed_at = $3, last_error = $4, lease_until = NULL
+          WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'PENDING'`,
+        [organizationId, endpointId, at, `endpoint disabled: ${reason}`],
+      );
+      return true;
+    });
   }
 
   /** One database transaction over a guarded client (refused once it has ended). */

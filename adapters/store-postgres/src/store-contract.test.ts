@@ -1312,6 +1312,84 @@ describe.each(targets)('Store contract: $name', (target) => {
       await store.markFailed(fresh('delivery'), 1, T, 'x');
     });
 
+    it('outbox: endpoint health — failures count per endpoint, a delivery resets them, disabling turns the endpoint off once and fails its pending deliveries', async () => {
+      await drain();
+      const org = fresh('org');
+      const other = fresh('org');
+      const T = 9_000_000;
+      const failing = webhookEndpoint(org, { createdAt: 1 });
+      const healthy = webhookEndpoint(org, { createdAt: 2 });
+      const namesake = webhookEndpoint(other, { endpointId: failing.endpointId });
+      const d = (o: string, e: string, n: number) =>
+        webhookDelivery(o, e, { createdAt: T + n, nextAttemptAt: T });
+      const leased = d(org, failing.endpointId, 0);
+      const pending = d(org, failing.endpointId, 1);
+      const toHealthy = d(org, healthy.endpointId, 2);
+      const toNamesake = d(other, namesake.endpointId, 3);
+      await tx(async (t) => {
+        for (const e of [failing, healthy, namesake]) await t.webhookEndpoints.insert(e);
+        for (const x of [leased, pending, toHealthy, toNamesake]) {
+          await t.webhookDeliveries.insert(x);
+        }
+      });
+      expect(ids(await store.claimDue(T, 1, 60_000))).toEqual([leased.deliveryId]);
+
+      expect(await store.endpointFailed(org, failing.endpointId)).toBe(1);
+      expect(await store.endpointFailed(org, failing.endpointId)).toBe(2);
+      expect(await store.endpointFailed(other, namesake.endpointId)).toBe(1); // its own count
+      expect(await store.endpointFailed(org, fresh('missing'))).toBe(0);
+      await store.endpointDelivered(org, failing.endpointId);
+      await store.endpointDelivered(org, fresh('missing'));
+      expect(await store.endpointFailed(org, failing.endpointId)).toBe(1);
+      expect(await store.endpointFailed(org, failing.endpointId)).toBe(2);
+
+      expect(await store.disableEndpoint(org, failing.endpointId, 'answered HTTP 410', T + 5)).toBe(
+        true,
+      );
+      expect(await store.disableEndpoint(org, failing.endpointId, 'again', T + 6)).toBe(false);
+      expect(await store.disableEndpoint(org, fresh('missing'), 'x', T)).toBe(false);
+      const disabled = {
+        ...failing,
+        isActive: false,
+        disabledReason: 'answered HTTP 410',
+        updatedAt: T + 5,
+      };
+      expect(await tx((t) => t.webhookEndpoints.get(org, failing.endpointId))).toEqual(disabled);
+      expect(await tx((t) => t.webhookEndpoints.get(other, namesake.endpointId))).toEqual(namesake);
+      // Its deliveries ended, the leased one too: a retry recorded late does not revive it.
+      await store.reschedule(leased.deliveryId, 1, T, 'HTTP 503');
+      expect(ids(await store.claimDue(END, 100, 60_000))).toEqual(ids([toHealthy, toNamesake]));
+      // Disabling started the count afresh.
+      expect(await store.endpointFailed(org, failing.endpointId)).toBe(1);
+
+      // Made active again by an update (the activity writes the record without the reason).
+      const enabled = { ...failing, updatedAt: T + 7 };
+      await tx((t) => t.webhookEndpoints.update(enabled));
+      const back = await tx((t) => t.webhookEndpoints.get(org, failing.endpointId));
+      expect(back).toEqual(enabled);
+      expect(back).not.toHaveProperty('disabledReason');
+      // An update keeps the count it does not know about.
+      expect(await store.endpointFailed(org, failing.endpointId)).toBe(2);
+
+      // An endpoint its owner paused is left as it is, deliveries and all.
+      const paused = { ...healthy, isActive: false, updatedAt: T + 8 };
+      const queued = d(org, healthy.endpointId, 4);
+      await tx(async (t) => {
+        await t.webhookEndpoints.update(paused);
+        await t.webhookDeliveries.insert(queued);
+      });
+      expect(await store.disableEndpoint(org, healthy.endpointId, 'x', T + 9)).toBe(false);
+      expect(await tx((t) => t.webhookEndpoints.get(org, healthy.endpointId))).toEqual(paused);
+      expect(ids(await store.claimDue(END, 100, 60_000))).toEqual([queued.deliveryId]);
+
+      // A stored reason round-trips; a deleted endpoint has no count.
+      await tx((t) => t.webhookEndpoints.update(disabled));
+      expect(await tx((t) => t.webhookEndpoints.list(org))).toEqual([disabled, paused]);
+      await tx((t) => t.webhookEndpoints.delete(org, failing.endpointId));
+      expect(await store.endpointFailed(org, failing.endpointId)).toBe(0);
+      expect(await store.disableEndpoint(org, failing.endpointId, 'x', T)).toBe(false);
+    });
+
     it('outbox: deletePending removes the pending deliveries of one endpoint only; rollback keeps none', async () => {
       await drain();
       const org = fresh('org');

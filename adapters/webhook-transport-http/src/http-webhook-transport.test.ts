@@ -149,13 +149,42 @@ describe('HttpWebhookTransport against a real server on 127.0.0.1', () => {
     expect(response).toEqual({ error: 'network error: ECONNREFUSED' });
   });
 
-  it('refuses private addresses unless allowed', async () => {
+  it('refuses private addresses unless allowed: an IP literal for good, a name for now', async () => {
     const prod = new HttpWebhookTransport({ allowHttp: true });
     const before = main.seen.length;
+    // An IP literal cannot change: permanent (the dispatcher disables the endpoint).
     expect(await prod.send({ url: `${main.base}/ok`, headers, body })).toEqual({
       error: PRIVATE_ADDRESS_ERROR,
+      permanent: true,
     });
     expect(await prod.send({ url: 'http://[::1]:1/', headers, body })).toEqual({
+      error: PRIVATE_ADDRESS_ERROR,
+      permanent: true,
+    });
+    // A name that resolves to loopback (through the system resolver) may resolve elsewhere
+    // tomorrow: refused, retryable.
+    const port = new URL(main.base).port;
+    expect(await prod.send({ url: `http://localhost:${port}/ok`, headers, body })).toEqual({
+      error: PRIVATE_ADDRESS_ERROR,
+    });
+    expect(main.seen.length).toBe(before);
+  });
+
+  it('refuses the unspecified address even when private destinations are allowed', async () => {
+    const before = main.seen.length;
+    const port = new URL(main.base).port;
+    // 0.0.0.0 and [::] connect to this host on Linux: never a destination.
+    for (const host of ['0.0.0.0', '[::]']) {
+      expect(await transport.send({ url: `http://${host}:${port}/ok`, headers, body })).toEqual({
+        error: PRIVATE_ADDRESS_ERROR,
+        permanent: true,
+      });
+    }
+    const zero = new HttpWebhookTransport({
+      allowPrivateAddresses: true,
+      lookup: async () => [{ address: '0.0.0.0' }],
+    });
+    expect(await zero.send({ url: `http://zero.invalid:${port}/ok`, headers, body })).toEqual({
       error: PRIVATE_ADDRESS_ERROR,
     });
     expect(main.seen.length).toBe(before);
@@ -167,16 +196,27 @@ describe('HttpWebhookTransport URL and DNS checks', () => {
 
   it('refuses http in production, other schemes, credentials and bad URLs', async () => {
     const prod = new HttpWebhookTransport();
+    // The URL alone decides these: permanent, no retry can cure them.
     expect(await prod.send(request('http://hooks.example.com/'))).toEqual({
       error: 'endpoint URL must use https',
+      permanent: true,
     });
     expect(await prod.send(request('file:///etc/passwd'))).toEqual({
       error: 'endpoint URL must use https',
+      permanent: true,
     });
     expect(await prod.send(request('https://u:p@hooks.example.com/'))).toEqual({
       error: 'endpoint URL must not contain credentials',
+      permanent: true,
     });
-    expect(await prod.send(request('::'))).toEqual({ error: 'invalid endpoint URL' });
+    expect(await prod.send(request('::'))).toEqual({
+      error: 'invalid endpoint URL',
+      permanent: true,
+    });
+    expect(await prod.send(request('https://127.1/'))).toEqual({
+      error: PRIVATE_ADDRESS_ERROR,
+      permanent: true,
+    });
   });
 
   it('refuses a host if any of its addresses is not public', async () => {

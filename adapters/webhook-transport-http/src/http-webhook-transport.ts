@@ -1,8 +1,12 @@
 /**
  * The WebhookTransport over HTTP(S) with `node:http` / `node:https`: one POST per attempt,
  * redirects never followed (a 3xx comes back as its status), a hard timeout covering DNS,
- * connect and the response headers, and — unless `allowPrivateAddresses` (development) — only
- * endpoints whose every resolved address is public (see `nonPublicRange`). It never rejects
+ * connect and the response headers, and — unless `allowPrivateAddresses` (the server's
+ * `--allow-private-webhooks`) — only endpoints whose every resolved address is public (see
+ * `nonPublicRange` of `@keyhold/webhooks`); unspecified, multicast and broadcast addresses
+ * are refused even then. Refusals of the URL itself (scheme, credentials, a refused IP
+ * literal) are `permanent`: DNS cannot change them. A name resolving to a refused address is
+ * retried: DNS can change. It never rejects
  * and never puts the URL (which may carry a secret token) or a response body into its error
  * strings.
  *
@@ -17,8 +21,13 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import type { WebhookRequest, WebhookResponse, WebhookTransport } from '@keyhold/webhooks';
-import { nonPublicRange } from './address-classifier.js';
+import {
+  neverADestination,
+  nonPublicRange,
+  type WebhookRequest,
+  type WebhookResponse,
+  type WebhookTransport,
+} from '@keyhold/webhooks';
 import { parseRetryAfter } from './retry-after.js';
 
 /** Resolves a hostname to all its addresses. */
@@ -30,7 +39,7 @@ export type WebhookHostLookup = (
 export interface HttpWebhookTransportOptions {
   /** The whole attempt (DNS, connect, response headers); default 10 000 ms. */
   readonly timeoutMs?: number;
-  /** Deliver to loopback/private/link-local addresses too (development only); default false. */
+  /** Deliver to loopback/private/link-local addresses too (`--allow-private-webhooks`); default false. */
   readonly allowPrivateAddresses?: boolean;
   /** Allow `http:` URLs; default = `allowPrivateAddresses` (https only in production). */
   readonly allowHttp?: boolean;
@@ -90,24 +99,30 @@ export class HttpWebhookTransport implements WebhookTransport {
    * await new HttpWebhookTransport().send({ url: 'https://hooks.example.com/x', headers, body });
    */
   send(request: WebhookRequest): Promise<WebhookResponse> {
+    // What the URL alone refuses, no retry can change: `permanent` (the endpoint is disabled).
+    const never = (error: string) => Promise.resolve({ error, permanent: true });
     let url: URL;
     try {
       url = new URL(request.url);
     } catch {
-      return Promise.resolve({ error: 'invalid endpoint URL' });
+      return never('invalid endpoint URL');
     }
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.#allowHttp)) {
-      return Promise.resolve({ error: 'endpoint URL must use https' });
+      return never('endpoint URL must use https');
     }
     if (url.username !== '' || url.password !== '') {
-      return Promise.resolve({ error: 'endpoint URL must not contain credentials' });
+      return never('endpoint URL must not contain credentials');
     }
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     // An IP literal is connected to as is (no lookup): check it here.
-    if (isIP(host) !== 0 && !this.#allowPrivate && nonPublicRange(host) !== undefined) {
-      return Promise.resolve({ error: PRIVATE_ADDRESS_ERROR });
-    }
+    if (isIP(host) !== 0 && this.#refuses(host)) return never(PRIVATE_ADDRESS_ERROR);
     return this.#post(url, request);
+  }
+
+  /** Whether a connection to `address` is refused: non-public, or never a destination at all. */
+  #refuses(address: string): boolean {
+    const range = nonPublicRange(address);
+    return range !== undefined && (!this.#allowPrivate || neverADestination(range));
   }
 
   #post(url: URL, request: WebhookRequest): Promise<WebhookResponse> {
@@ -181,10 +196,7 @@ export class HttpWebhookTransport implements WebhookTransport {
             const addresses = resolved.map(({ address }) => ({ address, family: isIP(address) }));
             if (addresses.length === 0 || addresses.some((a) => a.family === 0)) {
               answer(new Refused(UNRESOLVED_ERROR), []);
-            } else if (
-              !this.#allowPrivate &&
-              addresses.some((a) => nonPublicRange(a.address) !== undefined)
-            ) {
+            } else if (addresses.some((a) => this.#refuses(a.address))) {
               answer(new Refused(PRIVATE_ADDRESS_ERROR), []);
             } else {
               // net.connect asks for a family only when told to (we never do); honour it anyway.

@@ -3,7 +3,15 @@
  * time, public addresses only) and the webhook URL check for the endpoint activities.
  * @module
  */
-export * from './address-classifier.js';
-export * from './check-webhook-url.js';
+// The address classifier and the URL check live in @keyhold/webhooks (the endpoint activities
+// use them too); re-exported here, where they were first published.
+export {
+  type CheckWebhookUrlOptions,
+  checkWebhookUrl,
+  isPublicAddress,
+  MAX_WEBHOOK_URL_LENGTH,
+  neverADestination,
+  nonPublicRange,
+} from '@keyhold/webhooks';
 export * from './http-webhook-transport.js';
 export * from './retry-after.js';

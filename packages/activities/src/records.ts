@@ -203,9 +203,9 @@ export interface WebhookSubscriptionRecord {
 }
 
 /**
- * A webhook endpoint of an organization. Its URL was checked when written (https, or
- * loopback http in development); whether it resolves to a public address is checked at
- * delivery time. Subscriptions are fixed at creation.
+ * A webhook endpoint of an organization. Its URL was checked when written (public https, or
+ * private and loopback destinations too when the server allows them); whether it resolves to
+ * a public address is checked at delivery time. Subscriptions are fixed at creation.
  */
 export interface WebhookEndpointRecord {
   organizationId: string;
@@ -213,6 +213,11 @@ export interface WebhookEndpointRecord {
   url: string;
   name: string;
   isActive: boolean;
+  /**
+   * Why the delivery dispatcher turned the endpoint off (it kept failing, answered 410, or its
+   * URL can never be delivered to); absent otherwise. Cleared when it is made active again.
+   */
+  disabledReason?: string;
   subscriptions: WebhookSubscriptionRecord[];
   createdAt: number;
   updatedAt: number;

@@ -4,7 +4,10 @@
  * WebhookTransport.
  * @module
  */
+export * from './address-classifier.js';
+export * from './check-webhook-url.js';
 export * from './classify-response.js';
+export * from './endpoint-health.js';
 export * from './ports/outbox.js';
 export * from './ports/webhook-transport.js';
 export * from './retry-schedule.js';

@@ -158,6 +158,85 @@ describe('WebhookDispatcher.runOnce', () => {
   });
 });
 
+describe('WebhookDispatcher endpoint health', () => {
+  const health = (outbox: InMemoryOutbox, endpointId = 'wh_1') =>
+    outbox.endpoints.get(`org_1/${endpointId}`);
+
+  it('disables an endpoint after N consecutive FAILED deliveries; a delivery resets the count', async () => {
+    const answers: WebhookResponse[] = [{ status: 500 }, { status: 404 }, { status: 200 }];
+    const disabled: unknown[] = [];
+    const { outbox, dispatcher } = setup(() => answers.shift() ?? { status: 500 }, {
+      schedule: retrySchedule({ delaysMs: [], jitter: 0 }), // one attempt: 5xx fails at once
+      disableAfterFailures: 3,
+      concurrency: 1,
+      onEndpointDisabled: (e) => disabled.push(e),
+    });
+    const run = async (id: string) => {
+      outbox.enqueue(makeDelivery({ deliveryId: id }));
+      return dispatcher.runOnce();
+    };
+    expect(await run('a')).toMatchObject({ failed: 1 }); // 500, schedule exhausted
+    expect(await run('b')).toMatchObject({ failed: 1 }); // 404, final
+    expect(health(outbox)).toMatchObject({ consecutiveFailures: 2, isActive: true });
+    expect(await run('c')).toMatchObject({ delivered: 1 });
+    expect(health(outbox)).toMatchObject({ consecutiveFailures: 0, isActive: true });
+    await run('d');
+    await run('e');
+    expect(health(outbox)?.isActive).toBe(true);
+    outbox.enqueue(makeDelivery({ deliveryId: 'waiting', nextAttemptAt: 2 ** 50 }));
+    await run('f');
+    expect(health(outbox)).toEqual({
+      consecutiveFailures: 0,
+      isActive: false,
+      disabledReason: '3 consecutive deliveries failed (last: HTTP 500 (gave up after 1 attempts))',
+    });
+    expect(disabled).toEqual([
+      { organizationId: 'org_1', endpointId: 'wh_1', reason: health(outbox)?.disabledReason },
+    ]);
+    // Its pending deliveries end too, rather than wait for an endpoint that is off.
+    expect(outbox.rows.get('waiting')).toMatchObject({
+      status: 'FAILED',
+      lastError: `endpoint disabled: ${health(outbox)?.disabledReason}`,
+    });
+  });
+
+  it('disables at once on 410 Gone and on a permanently undeliverable URL; 5xx retries do not count', async () => {
+    const answers: Record<string, WebhookResponse> = {
+      gone: { status: 410 },
+      never: { error: 'endpoint URL must use https', permanent: true },
+      flaky: { status: 503 },
+    };
+    const { outbox, dispatcher } = setup((req) => answers[req.url.split('/').pop()!]!);
+    outbox.enqueue(makeDelivery({ deliveryId: 'gone', endpointId: 'wh_gone' }));
+    outbox.enqueue(makeDelivery({ deliveryId: 'never', endpointId: 'wh_never' }));
+    outbox.enqueue(makeDelivery({ deliveryId: 'flaky', endpointId: 'wh_flaky' }));
+    expect(await dispatcher.runOnce()).toMatchObject({ failed: 2, retried: 1 });
+    expect(health(outbox, 'wh_gone')).toMatchObject({
+      isActive: false,
+      disabledReason: 'the endpoint answered HTTP 410 Gone',
+    });
+    expect(health(outbox, 'wh_never')).toMatchObject({
+      isActive: false,
+      disabledReason: 'the endpoint URL can never be delivered to (endpoint URL must use https)',
+    });
+    expect(outbox.rows.get('never')!.lastError).toBe('endpoint URL must use https');
+    expect(health(outbox, 'wh_flaky')).toBeUndefined(); // a retry is not a failed delivery
+    expect(outbox.endpointCalls.filter((c) => c.kind === 'endpointFailed')).toEqual([]);
+  });
+
+  it('a failure of the bookkeeping is reported, never counted against the recorded delivery', async () => {
+    const { outbox, dispatcher, errors } = setup(() => ({ status: 410 }));
+    outbox.enqueue(makeDelivery());
+    outbox.disableEndpoint = () => Promise.reject(new Error('endpoint table unavailable'));
+    expect(await dispatcher.runOnce()).toMatchObject({ failed: 1, errors: 0 });
+    expect(errors).toEqual([new Error('endpoint table unavailable')]);
+  });
+
+  it('validates disableAfterFailures', () => {
+    expect(() => setup(() => ({ status: 200 }), { disableAfterFailures: 0 })).toThrow(RangeError);
+  });
+});
+
 describe('WebhookDispatcher.start/stop', () => {
   afterEach(() => vi.restoreAllMocks());
 
@@ -277,7 +356,13 @@ describe('WebhookDispatcher properties', () => {
           );
           for (let d = 0; d < p.count; d++) {
             outbox.enqueue(
-              makeDelivery({ deliveryId: `d${d}`, createdAt: d, attempts: p.initialAttempts[d]! }),
+              // An endpoint each: a 410 disabling one endpoint must not end another's delivery.
+              makeDelivery({
+                deliveryId: `d${d}`,
+                endpointId: `wh_${d}`,
+                createdAt: d,
+                attempts: p.initialAttempts[d]!,
+              }),
             );
           }
           const attemptsBefore = new Map(

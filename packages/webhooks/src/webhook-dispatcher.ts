@@ -5,12 +5,22 @@
  * dispatcher that dies mid-run leaves its claims to expire and be claimed again, so receivers
  * deduplicate by event id.
  *
+ * Endpoint health (see `endpoint-health.ts`): a delivery that arrives resets its endpoint's
+ * count of consecutive failed deliveries; one that ends FAILED adds to it, and the endpoint
+ * is disabled when the count reaches `disableAfterFailures`, or at once on 410 Gone or a URL
+ * the transport marks permanently undeliverable.
+ *
  * Lease: a claim must outlive the run that holds it, so choose `leaseMs` above
  * `ceil(batchSize / concurrency) × transport timeout` plus the Outbox's write time (defaults:
  * 20 / 5 × 10 s = 40 s ≪ 120 s).
  * @module
  */
 import { classifyResponse, describeResponse } from './classify-response.js';
+import {
+  consecutiveFailuresReason,
+  DEFAULT_DISABLE_AFTER_FAILURES,
+  immediateDisableReason,
+} from './endpoint-health.js';
 import type { Outbox, WebhookDelivery } from './ports/outbox.js';
 import type { WebhookResponse, WebhookTransport } from './ports/webhook-transport.js';
 import { DEFAULT_RETRY_SCHEDULE, nextRetryDelayMs, type RetrySchedule } from './retry-schedule.js';
@@ -39,6 +49,17 @@ export interface WebhookDispatcherOptions {
   readonly random?: () => number;
   /** Told of every error the dispatcher swallowed (an Outbox failure, a failed run). */
   readonly onError?: (error: unknown) => void;
+  /** Consecutive FAILED deliveries after which an endpoint is disabled; default 10. */
+  readonly disableAfterFailures?: number;
+  /** Told of every endpoint this dispatcher disabled (for the operator's log). */
+  readonly onEndpointDisabled?: (endpoint: DisabledEndpoint) => void;
+}
+
+/** An endpoint the dispatcher turned off, and why. */
+export interface DisabledEndpoint {
+  readonly organizationId: string;
+  readonly endpointId: string;
+  readonly reason: string;
 }
 
 /** What one run did. `claimed = delivered + retried + failed + errors`. */
@@ -79,6 +100,8 @@ export class WebhookDispatcher {
   readonly #concurrency: number;
   readonly #random: () => number;
   readonly #onError: (error: unknown) => void;
+  readonly #disableAfter: number;
+  readonly #onEndpointDisabled: (endpoint: DisabledEndpoint) => void;
   #running = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #inFlight: Promise<unknown> | undefined;
@@ -96,6 +119,11 @@ export class WebhookDispatcher {
     this.#schedule = options.schedule ?? DEFAULT_RETRY_SCHEDULE;
     this.#random = options.random ?? Math.random;
     this.#onError = options.onError ?? (() => {});
+    this.#disableAfter = positiveInteger(
+      'disableAfterFailures',
+      options.disableAfterFailures ?? DEFAULT_DISABLE_AFTER_FAILURES,
+    );
+    this.#onEndpointDisabled = options.onEndpointDisabled ?? (() => {});
   }
 
   /**
@@ -218,8 +246,10 @@ export class WebhookDispatcher {
     }
     const now = Math.floor(this.#clock());
     const outcome = classifyResponse(response);
+    const { organizationId, endpointId } = delivery;
     if (outcome === 'delivered') {
       await this.#outbox.markDelivered(delivery.deliveryId, attempts, now);
+      await this.#bookkeeping(() => this.#outbox.endpointDelivered(organizationId, endpointId));
       return 'delivered';
     }
     const lastError = describeResponse(response);
@@ -236,7 +266,28 @@ export class WebhookDispatcher {
     const reason =
       outcome === 'retry' ? `${lastError} (gave up after ${attempts} attempts)` : lastError;
     await this.#outbox.markFailed(delivery.deliveryId, attempts, now, reason);
+    await this.#bookkeeping(async () => {
+      const immediate = immediateDisableReason(response);
+      const count = immediate ? 0 : await this.#outbox.endpointFailed(organizationId, endpointId);
+      const why =
+        immediate ?? (count >= this.#disableAfter && consecutiveFailuresReason(count, reason));
+      if (why && (await this.#outbox.disableEndpoint(organizationId, endpointId, why, now))) {
+        this.#onEndpointDisabled({ organizationId, endpointId, reason: why });
+      }
+    });
     return 'failed';
+  }
+
+  /**
+   * Endpoint health bookkeeping after the delivery's own outcome is recorded: a failure here
+   * is reported, never counted against the delivery (which is already DELIVERED or FAILED).
+   */
+  async #bookkeeping(work: () => Promise<unknown>): Promise<void> {
+    try {
+      await work();
+    } catch (error) {
+      this.#report(error);
+    }
   }
 }
 

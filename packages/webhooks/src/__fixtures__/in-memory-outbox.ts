@@ -12,7 +12,22 @@ export interface StoredDelivery {
   leaseUntil: number;
   lastError?: string;
   finishedAt?: number;
+  /** FAILED by `disableEndpoint` while a dispatcher may still hold it. */
+  failedByDisable?: true;
 }
+
+/** One endpoint's health, as the Outbox keeps it. */
+export interface EndpointHealth {
+  consecutiveFailures: number;
+  isActive: boolean;
+  disabledReason?: string;
+}
+
+/** One recorded endpoint-health call. */
+export type EndpointCall =
+  | { kind: 'endpointDelivered'; endpointId: string }
+  | { kind: 'endpointFailed'; endpointId: string; count: number }
+  | { kind: 'disableEndpoint'; endpointId: string; reason: string; at: number };
 
 /** One recorded Outbox mutation. */
 export type OutboxCall =
@@ -35,6 +50,9 @@ export type OutboxCall =
 export class InMemoryOutbox implements Outbox {
   readonly rows = new Map<string, StoredDelivery>();
   readonly calls: OutboxCall[] = [];
+  /** Every endpoint known is active until disabled (created on first mention). */
+  readonly endpoints = new Map<string, EndpointHealth>();
+  readonly endpointCalls: EndpointCall[] = [];
   /** Set to make the next mutations throw (to test error reporting). */
   failWrites = false;
 
@@ -70,6 +88,7 @@ export class InMemoryOutbox implements Outbox {
   ): Promise<void> {
     const row = this.#row(deliveryId);
     this.calls.push({ kind: 'rescheduled', deliveryId, attempts, nextAttemptAt, lastError });
+    if (row.status !== 'PENDING') return; // failed by disableEndpoint meanwhile: stays FAILED
     row.leaseUntil = 0;
     row.lastError = lastError;
     row.delivery = { ...row.delivery, attempts, nextAttemptAt };
@@ -90,11 +109,58 @@ export class InMemoryOutbox implements Outbox {
     row.delivery = { ...row.delivery, attempts };
   }
 
+  async endpointDelivered(organizationId: string, endpointId: string): Promise<void> {
+    if (this.failWrites) throw new Error('outbox unavailable');
+    this.endpointCalls.push({ kind: 'endpointDelivered', endpointId });
+    this.#endpoint(organizationId, endpointId).consecutiveFailures = 0;
+  }
+
+  async endpointFailed(organizationId: string, endpointId: string): Promise<number> {
+    if (this.failWrites) throw new Error('outbox unavailable');
+    const endpoint = this.#endpoint(organizationId, endpointId);
+    const count = ++endpoint.consecutiveFailures;
+    this.endpointCalls.push({ kind: 'endpointFailed', endpointId, count });
+    return count;
+  }
+
+  async disableEndpoint(
+    organizationId: string,
+    endpointId: string,
+    reason: string,
+    at: number,
+  ): Promise<boolean> {
+    if (this.failWrites) throw new Error('outbox unavailable');
+    this.endpointCalls.push({ kind: 'disableEndpoint', endpointId, reason, at });
+    const endpoint = this.#endpoint(organizationId, endpointId);
+    if (!endpoint.isActive) return false;
+    Object.assign(endpoint, { isActive: false, disabledReason: reason, consecutiveFailures: 0 });
+    for (const row of this.rows.values()) {
+      const d = row.delivery;
+      if (row.status !== 'PENDING' || d.organizationId !== organizationId) continue;
+      if (d.endpointId !== endpointId) continue;
+      Object.assign(row, { status: 'FAILED', failedByDisable: true, finishedAt: at });
+      row.lastError = `endpoint disabled: ${reason}`;
+    }
+    return true;
+  }
+
+  #endpoint(organizationId: string, endpointId: string): EndpointHealth {
+    const key = `${organizationId}/${endpointId}`;
+    let endpoint = this.endpoints.get(key);
+    if (!endpoint) {
+      endpoint = { consecutiveFailures: 0, isActive: true };
+      this.endpoints.set(key, endpoint);
+    }
+    return endpoint;
+  }
+
   #row(deliveryId: string): StoredDelivery {
     if (this.failWrites) throw new Error('outbox unavailable');
     const row = this.rows.get(deliveryId);
     if (!row) throw new Error(`no delivery ${deliveryId}`);
-    if (row.status !== 'PENDING') throw new Error(`delivery ${deliveryId} already ${row.status}`);
+    if (row.status !== 'PENDING' && !row.failedByDisable) {
+      throw new Error(`delivery ${deliveryId} already ${row.status}`);
+    }
     return row;
   }
 }

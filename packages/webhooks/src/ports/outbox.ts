@@ -47,6 +47,29 @@ export interface Outbox {
   ): Promise<void>;
   /** The attempt failed for good (terminal status, or no attempts left): FAILED. */
   markFailed(deliveryId: string, attempts: number, at: number, lastError: string): Promise<void>;
+
+  // Endpoint health: the dispatcher turns off an endpoint that keeps failing, so it does not
+  // collect deliveries that can never arrive. Absent endpoints make these no-ops.
+
+  /** A delivery to the endpoint arrived: its count of consecutive failed deliveries is 0 again. */
+  endpointDelivered(organizationId: string, endpointId: string): Promise<void>;
+  /**
+   * A delivery to the endpoint ended FAILED: adds one to its count of consecutive failed
+   * deliveries and returns the new count (0 for an absent endpoint).
+   */
+  endpointFailed(organizationId: string, endpointId: string): Promise<number>;
+  /**
+   * Turns an active endpoint off: `isActive` false, `disabledReason` set, its failure count
+   * back to 0 (so re-enabling starts afresh), and its PENDING deliveries FAILED with
+   * `endpoint disabled: <reason>`. An inactive or absent endpoint is left as it is.
+   * Returns whether it disabled the endpoint.
+   */
+  disableEndpoint(
+    organizationId: string,
+    endpointId: string,
+    reason: string,
+    at: number,
+  ): Promise<boolean>;
 }
 
 /** The inversify service identifier of the Outbox port. */

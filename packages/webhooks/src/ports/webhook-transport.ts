@@ -11,10 +11,14 @@ export interface WebhookRequest {
   readonly body: string;
 }
 
-/** What came back: an HTTP status, or no response at all (`error` says why, never a secret). */
+/**
+ * What came back: an HTTP status, or no response at all (`error` says why, never a secret).
+ * `permanent` marks an error no retry can cure (the URL itself cannot be delivered to, e.g.
+ * it names a private IP literal): the delivery fails at once and its endpoint is disabled.
+ */
 export type WebhookResponse =
   | { readonly status: number; readonly retryAfterMs?: number }
-  | { readonly error: string };
+  | { readonly error: string; readonly permanent?: boolean };
 
 export interface WebhookTransport {
   /** POSTs `request`; never follows redirects; resolves (never rejects) within its timeout. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isPublicAddress, nonPublicRange } from './address-classifier.js';
+import { isPublicAddress, neverADestination, nonPublicRange } from './address-classifier.js';
 
 describe('nonPublicRange', () => {
   it.each([
@@ -148,5 +148,15 @@ describe('nonPublicRange', () => {
         },
       ),
     );
+  });
+});
+
+describe('neverADestination', () => {
+  it('is true for unspecified, multicast and broadcast/reserved ranges only', () => {
+    const never = ['0.0.0.0', '0.1.2.3', '::', '224.0.0.1', 'ff02::1', '255.255.255.255'];
+    for (const address of never) expect(neverADestination(nonPublicRange(address)!)).toBe(true);
+    for (const address of ['127.0.0.1', '::1', '10.0.0.1', 'fe80::1', 'fd00::1']) {
+      expect(neverADestination(nonPublicRange(address)!)).toBe(false);
+    }
   });
 });
