@@ -1,7 +1,8 @@
 /**
  * The Express adapter: a Router that hands every request's raw bytes to a RequestHandler
  * and writes its response back unchanged. It never parses JSON, so stamps are verified
- * over exactly the bytes the client signed.
+ * over exactly the bytes the client signed. A body over the limit is refused as soon as that
+ * is known, and the connection closes with the refusal rather than reading off the rest.
  * @module
  */
 import {
@@ -11,9 +12,13 @@ import {
   type RequestHandler,
 } from '@keyhold/protocol';
 import express, { type Request, type Response, type Router } from 'express';
+import { bodyLeftUnread, readRawBody } from './read-raw-body.js';
 
 export interface KeyholdRouterOptions {
-  /** Largest accepted body in bytes. Default 1 MiB. */
+  /**
+   * Largest accepted body in bytes (after Content-Encoding is decoded). Default 1 MiB. A larger
+   * declared Content-Length is refused before the body is read.
+   */
   maxBodyBytes?: number;
 }
 
@@ -51,27 +56,17 @@ export function createKeyholdRouter(
   options: KeyholdRouterOptions = {},
 ): Router {
   const router = express.Router();
-  const raw = express.raw({
-    type: () => true,
-    limit: options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES,
-  });
+  const limit = options.maxBodyBytes ?? MAX_REQUEST_BODY_BYTES;
 
   router.use((req, res, next) => {
-    raw(req, res, (error?: unknown) => {
-      if (error) {
-        const tooLarge = (error as { type?: string }).type === 'entity.too.large';
-        send(res, refusal(new KeyholdError(tooLarge ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST_BODY')));
-        return;
-      }
-      next();
-    });
-  });
-
-  router.use((req, res, next) => {
+    // A refused body's rest is never read off: the connection ends with the response.
+    const reply = (response: RawResponse) => {
+      if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
+      send(res, response);
+    };
     if (req.body !== undefined && !Buffer.isBuffer(req.body)) {
       // Another parser consumed the stream first: the signed bytes are gone.
-      send(
-        res,
+      reply(
         refusal(
           new KeyholdError('BAD_REQUEST_BODY', {
             reason:
@@ -81,16 +76,23 @@ export function createKeyholdRouter(
       );
       return;
     }
-    const rawBody: Uint8Array = Buffer.isBuffer(req.body) ? req.body : new Uint8Array();
-    handler
-      .handle({
-        method: req.method,
-        path: req.path,
-        headers: headersOf(req),
-        rawBody,
-        remoteAddress: req.ip,
-      })
-      .then((response) => send(res, response), next);
+    // express.raw() mounted before us left the bytes as they came; otherwise read them here.
+    const body: Promise<Uint8Array> = Buffer.isBuffer(req.body)
+      ? Promise.resolve(req.body)
+      : readRawBody(req, limit);
+    body.then(
+      (rawBody) =>
+        handler
+          .handle({
+            method: req.method,
+            path: req.path,
+            headers: headersOf(req),
+            rawBody,
+            remoteAddress: req.ip,
+          })
+          .then(reply, next),
+      (error: KeyholdError) => reply(refusal(error)),
+    );
   });
 
   return router;

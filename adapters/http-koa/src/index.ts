@@ -2,6 +2,7 @@
  * @keyhold/http-koa — mounts a Keyhold RequestHandler into Koa.
  * @module
  */
+export { isClientDisconnect } from './client-disconnect.js';
 export { isKeyholdPath } from './keyhold-paths.js';
 export { createKeyholdMiddleware, type KeyholdMiddlewareOptions } from './koa-middleware.js';
-export { readRawBody } from './read-raw-body.js';
+export { bodyLeftUnread, readRawBody } from './read-raw-body.js';

@@ -293,42 +293,66 @@ describe('the body size limit', () => {
     tooLarge(await post(port, '/public/v1/query/whoami', Buffer.alloc(11)));
   });
 
-  it('answers 413 once the whole body has been sent (as express.raw() does), not midway', async () => {
-    const { handler } = fakeHandler();
-    const { port } = await serve(handler, { maxBodyBytes: 10 });
+  /** A raw connection: what it has received, and whether the server has closed it. */
+  async function rawConnection(port: number) {
     const socket = connect(port, '127.0.0.1');
     await once(socket, 'connect');
-    let received = '';
+    const state = { received: '', closed: false, socket };
     socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('latin1');
+      state.received += chunk.toString('latin1');
     });
-    socket.write('POST /public/v1/query/whoami HTTP/1.1\r\nhost: x\r\ncontent-length: 40\r\n\r\n');
-    socket.write('x'.repeat(20));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(received).toBe(''); // still reading off the upload
-    socket.write('x'.repeat(20));
-    await expect.poll(() => received, { timeout: 5_000 }).toMatch(/^HTTP\/1\.1 413/);
-    socket.destroy();
+    socket.on('close', () => {
+      state.closed = true;
+    });
+    socket.on('error', () => {});
+    return state;
+  }
+
+  it('refuses a declared Content-Length over the limit at once, before any of the body, and closes', async () => {
+    const { handler, seen } = fakeHandler();
+    const { port } = await serve(handler);
+    const connection = await rawConnection(port);
+    // 100 MB announced, not a byte of it sent: the answer cannot wait for the body.
+    connection.socket.write(
+      'POST /public/v1/query/whoami HTTP/1.1\r\nhost: x\r\ncontent-length: 104857600\r\n\r\n',
+    );
+    await expect.poll(() => connection.closed, { timeout: 2_000 }).toBe(true);
+    const [head, body] = connection.received.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 413 /);
+    expect(head?.toLowerCase()).toContain('connection: close');
+    expect(JSON.parse(body ?? '')).toMatchObject({ code: 8, message: 'request body too large' });
+    expect(seen).toHaveLength(0);
   });
 
-  it('the connection stays usable after a refusal (the rest of the body was read off)', async () => {
+  it('refuses a chunked body at the first chunk past the limit, without waiting for the rest', async () => {
+    const { handler, seen } = fakeHandler();
+    const { port } = await serve(handler, { maxBodyBytes: 10 });
+    const connection = await rawConnection(port);
+    connection.socket.write(
+      'POST /public/v1/query/whoami HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n' +
+        '14\r\nxxxxxxxxxxxxxxxxxxxx\r\n', // 20 bytes, and the upload goes on (no last chunk)
+    );
+    await expect.poll(() => connection.closed, { timeout: 2_000 }).toBe(true);
+    expect(connection.received).toMatch(/^HTTP\/1\.1 413 /);
+    expect(connection.received.toLowerCase()).toContain('connection: close');
+    expect(connection.received).toContain('"message":"request body too large"');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('a body within the limit keeps the connection alive', async () => {
     const { handler } = fakeHandler();
     const { port } = await serve(handler, { maxBodyBytes: 10 });
-    const socket = connect(port, '127.0.0.1');
-    await once(socket, 'connect');
-    let received = '';
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('latin1');
-    });
-    const big = 'x'.repeat(50_000);
-    socket.write(
-      `POST /public/v1/query/whoami HTTP/1.1\r\nhost: x\r\ncontent-length: ${big.length}\r\n\r\n${big}` +
+    const connection = await rawConnection(port);
+    connection.socket.write(
+      'POST /public/v1/query/whoami HTTP/1.1\r\nhost: x\r\ncontent-length: 2\r\n\r\n{}' +
         'GET /health HTTP/1.1\r\nhost: x\r\n\r\n',
     );
     await expect
-      .poll(() => received.match(/HTTP\/1\.1 \d+/g), { timeout: 5_000 })
-      .toEqual(['HTTP/1.1 413', 'HTTP/1.1 200']);
-    socket.destroy();
+      .poll(() => connection.received.match(/HTTP\/1\.1 \d+/g), { timeout: 2_000 })
+      .toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(connection.received.toLowerCase()).not.toContain('connection: close');
+    expect(connection.closed).toBe(false);
+    connection.socket.destroy();
   });
 });
 

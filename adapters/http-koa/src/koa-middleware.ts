@@ -17,7 +17,7 @@ import {
 } from '@keyhold/protocol';
 import type { Context, Middleware } from 'koa';
 import { isKeyholdPath } from './keyhold-paths.js';
-import { readRawBody } from './read-raw-body.js';
+import { bodyLeftUnread, readRawBody } from './read-raw-body.js';
 
 /**
  * How the middleware sits in the host's app.
@@ -142,5 +142,7 @@ export function createKeyholdMiddleware(
       }
     }
     write(ctx, response);
+    // A refused body's rest is never read off: the connection ends with this response.
+    if (bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close');
   };
 }

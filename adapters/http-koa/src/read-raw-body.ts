@@ -1,15 +1,21 @@
 /**
- * Reading a request's body as raw bytes, with the same rules as the Express adapter (whose
- * `express.raw()` is body-parser + raw-body): the limit counts decoded bytes, gzip / deflate /
- * br (and zstd where Node has it) are decoded, an unknown Content-Encoding is refused at once,
- * and a body over the limit is read off to the end (discarded, never buffered) before the
- * refusal, so the client can read the 413 instead of seeing its upload cut off.
+ * Reading a request's body as raw bytes, on `raw-body` (what `express.raw()` reads with): the
+ * limit counts decoded bytes, gzip / deflate / br (and zstd where Node has it) are decoded, and
+ * an unknown Content-Encoding is refused at once. A body over the limit is refused as soon as
+ * that is known — a declared Content-Length before a byte of it is read, a chunked or
+ * compressed one at the first chunk past the limit — and the rest is never read: the response
+ * then says `Connection: close` (see {@link bodyLeftUnread}), so a client cannot make the server
+ * read off an upload it has already refused.
+ *
+ * The Express adapter has the same file (adapters/http-express/src/read-raw-body.ts); a test
+ * there keeps the two identical.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
-import { finished, type Readable, type Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { KeyholdError } from '@keyhold/protocol';
+import getRawBody from 'raw-body';
 
 /**
  * True when the request carries a body (type-is's `hasBody`): a Transfer-Encoding, or a
@@ -37,24 +43,35 @@ function decoderFor(encoding: string): Transform {
     case 'zstd':
       if (createZstdDecompress) return createZstdDecompress();
   }
-  // No detail, as the Express adapter gives none: the two answer byte for byte alike.
+  // No detail, as `express.raw()` gives none: the two adapters answer byte for byte alike.
   throw new KeyholdError('BAD_REQUEST_BODY');
 }
 
-/** Reads off and discards what is left of the request, so that the response can be read. */
-function drain(req: IncomingMessage): Promise<void> {
-  if (req.readableEnded || req.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    finished(req, () => resolve());
-    req.resume();
-  });
+/** The declared length of the body, or null when it is chunked. */
+function declaredLength(req: IncomingMessage): number | null {
+  if (req.headers['transfer-encoding'] !== undefined) return null;
+  const length = Number(req.headers['content-length']);
+  return Number.isSafeInteger(length) && length >= 0 ? length : null;
+}
+
+/**
+ * True when part of the request's body may still be on the wire, unread: the body was refused
+ * (too large, an unknown encoding, corrupt) or not read at all. The response must then say
+ * `Connection: close`; otherwise Node would read off the rest, however long, to reach the next
+ * request on the connection.
+ * @example
+ * if (bodyLeftUnread(ctx.req)) ctx.set('Connection', 'close');
+ */
+export function bodyLeftUnread(req: IncomingMessage): boolean {
+  return !req.complete;
 }
 
 /**
  * The request's body bytes, decoded from its Content-Encoding; an empty array when the request
- * has no body. Rejects with a KeyholdError: `REQUEST_TOO_LARGE` past `limit` decoded bytes,
- * `BAD_REQUEST_BODY` for an unknown encoding, corrupt compressed data, an aborted upload, or a
- * stream that someone else already read.
+ * has no body. Rejects with a KeyholdError: `REQUEST_TOO_LARGE` past `limit` decoded bytes
+ * (declared: before reading any), `BAD_REQUEST_BODY` for an unknown encoding, corrupt
+ * compressed data, an aborted upload, or a stream that someone else already read. After a
+ * rejection the rest of the body is left unread: answer with `Connection: close`.
  * @example
  * const rawBody = await readRawBody(ctx.req, 1024 * 1024);
  */
@@ -69,63 +86,42 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
     });
   }
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
-  const identity = encoding === 'identity';
-  const decoder = identity ? undefined : decoderFor(encoding);
-  const stream: Readable = decoder ?? req;
-  // Only an identity body has a declared length worth checking (as raw-body does).
-  const declared = identity ? Number(req.headers['content-length']) : Number.NaN;
-  if (!Number.isNaN(declared) && declared > limit) {
-    await drain(req);
-    throw new KeyholdError('REQUEST_TOO_LARGE');
-  }
+  const decoder = encoding === 'identity' ? undefined : decoderFor(encoding);
+  // Only an identity body's declared length counts toward the limit (as raw-body's callers do):
+  // a compressed one is measured as it inflates.
+  const length = decoder ? null : declaredLength(req);
+  if (length !== null && length > limit) throw new KeyholdError('REQUEST_TOO_LARGE');
   if (decoder) req.pipe(decoder);
-
-  return new Promise<Uint8Array>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    let settled = false;
-
-    const cleanup = () => {
-      settled = true;
-      stream.off('data', onData);
-      stream.off('end', onEnd);
-      stream.off('error', onError);
-      req.off('close', onClose);
-      if (decoder) {
-        req.unpipe(decoder);
-        decoder.on('error', () => {}); // late decoder errors on a destroyed stream are moot
-        decoder.destroy();
-      }
-    };
-    const fail = (error: KeyholdError) => {
-      if (settled) return;
-      cleanup();
-      drain(req).then(() => reject(error));
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limit) fail(new KeyholdError('REQUEST_TOO_LARGE'));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => {
-      if (settled) return;
-      if (!Number.isNaN(declared) && received !== declared) {
-        fail(new KeyholdError('BAD_REQUEST_BODY'));
-        return;
-      }
-      cleanup();
-      if (decoder) req.resume(); // the decoder may stop before the request's last bytes
-      resolve(Buffer.concat(chunks, received));
-    };
-    const onError = () => fail(new KeyholdError('BAD_REQUEST_BODY'));
-    // The client went away before the body ended ('close' without 'end').
-    const onClose = () => {
-      if (!req.readableEnded) fail(new KeyholdError('BAD_REQUEST_BODY'));
-    };
-
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
-    req.on('close', onClose);
-  });
+  const stopDecoder = () => {
+    if (!decoder) return;
+    req.unpipe(decoder);
+    decoder.on('error', () => {}); // late decoder errors on a destroyed stream are moot
+    decoder.destroy();
+  };
+  try {
+    const body = await new Promise<Uint8Array>((resolve, reject) => {
+      // raw-body hears a request's 'aborted' but not the request going away under a decoder,
+      // nor a close after the last byte arrived but before it was read: both end here. (A
+      // request that ended closes while its decoder may still be inflating: not a failure.)
+      const onClose = () => {
+        if (!req.readableEnded) reject(new Error('the client went away'));
+      };
+      req.once('close', onClose);
+      // The callback form settles in the same tick as 'end', before any later 'close'.
+      getRawBody(decoder ?? req, { length, limit }, (error, bytes) => {
+        req.off('close', onClose);
+        if (error) reject(error);
+        else resolve(bytes);
+      });
+    });
+    stopDecoder();
+    return body;
+  } catch (error) {
+    stopDecoder();
+    // Whatever already arrived is in memory: drop it, so that the connection can carry the
+    // next request. What has not arrived is never read (see bodyLeftUnread).
+    if (req.complete) req.resume();
+    const tooLarge = (error as { type?: string }).type === 'entity.too.large';
+    throw new KeyholdError(tooLarge ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST_BODY');
+  }
 }
