@@ -25,6 +25,12 @@ export {
   loadPolicySet,
   rootQuorumStanding,
 } from './decision/decide.js';
+export {
+  assertKeywordsAvailable,
+  KEYWORDS_BY_KIND,
+  keywordsOfActivityType,
+  type OptionalKeyword,
+} from './decision/keyword-availability.js';
 export { checkPolicyTexts, policyErrorToKeyholdError } from './decision/policy-errors.js';
 export {
   consensusExpired,

@@ -11,7 +11,7 @@
  * EIP-712 ALLOW; batches of distinct payloads fail closed.
  */
 import { createRequire } from 'node:module';
-// The server package does not depend on the engine; the schema is read from its source.
+import { keywordsOfActivityType } from '@keyhold/activities';
 import { TURNKEY_SCHEMA, type Type } from '@keyhold/policy-engine';
 import type { Activity } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
@@ -753,6 +753,19 @@ describe('every condition keyword is filled by the activities that carry it', ()
       );
       const activity = await scenarios[scenario]!();
       expect(activity.status, scenario).toBe('ACTIVITY_STATUS_COMPLETED');
+      // The write-time table of what each activity type carries agrees with what it filled.
+      const carried = keywordsOfActivityType(activity.type) as readonly string[];
+      for (const { keyword } of probes) {
+        const [first, second] = keyword.path.split(/[.[]/);
+        const root = ['eth', 'solana', 'tron', 'bitcoin', 'tempo'].includes(first!)
+          ? `${first}.${second}`
+          : first!;
+        if (root !== 'activity' && !carried.includes(root)) {
+          failures.push(
+            `${keyword.path} is filled by ${activity.type}: KEYWORDS_BY_KIND misses ${root}`,
+          );
+        }
+      }
       const outcomes = await policyEvaluations(t.embedded, activity);
       policies.forEach((q, i) => {
         const outcome = outcomes.get(policyIds[i]!);

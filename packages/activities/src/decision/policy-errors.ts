@@ -6,6 +6,7 @@
  */
 import { checkPolicy, PolicyError, type PolicyTexts } from '@keyhold/policy-engine';
 import { KeyholdError, type MessageKey } from '@keyhold/protocol';
+import { assertKeywordsAvailable } from './keyword-availability.js';
 
 const MESSAGE_OF_FIELD: Record<PolicyError['kind'], MessageKey> = {
   condition: 'INVALID_POLICY_CONDITION',
@@ -28,7 +29,8 @@ export function policyErrorToKeyholdError(
 }
 
 /**
- * Parses and type-checks a policy's expressions.
+ * Parses and type-checks a policy's expressions, estimates their cost, and refuses a condition
+ * that reads a keyword the activity types it names never carry (keyword-availability.ts).
  * @throws KeyholdError INVALID_POLICY_CONDITION / _CONSENSUS / _TIME
  */
 export function checkPolicyTexts(texts: PolicyTexts, context: Record<string, unknown> = {}): void {
@@ -38,4 +40,5 @@ export function checkPolicyTexts(texts: PolicyTexts, context: Record<string, unk
     if (error instanceof PolicyError) throw policyErrorToKeyholdError(error, context);
     throw error;
   }
+  assertKeywordsAvailable(texts.condition ?? undefined, context);
 }

@@ -43,4 +43,17 @@ describe('policy file check', () => {
       ],
     });
   });
+
+  it('refuses, as CREATE_POLICY does, a keyword the named activity types never carry', () => {
+    const condition = "activity.type == 'ACTIVITY_TYPE_CREATE_WALLET' && eth.tx.to == '0x1'";
+    const report = checkPolicyFile(
+      'p.json',
+      JSON.stringify([{ policyName: 'never', effect: 'EFFECT_DENY', condition }]),
+    );
+    expect(report.failed).toBe(1);
+    expect(report.lines[0]).toContain(
+      'p.json: policy 1 (never): condition line 1 column 51: eth.tx is never present for ACTIVITY_TYPE_CREATE_WALLET',
+    );
+    expect(report.lines[2]).toBe(`  ${' '.repeat(50)}^`);
+  });
 });

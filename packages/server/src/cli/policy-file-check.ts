@@ -5,7 +5,8 @@
  * with the offending line and a caret under the column.
  * @module
  */
-import { checkPolicy, PolicyError } from '@keyhold/policy-engine';
+import { checkPolicyTexts } from '@keyhold/activities';
+import { isKeyholdError } from '@keyhold/protocol';
 
 /** The file is not a document of policies at all (a usage error, not a failed policy). */
 export class PolicyFileError extends Error {
@@ -108,14 +109,20 @@ function faultOf(policy: unknown): Fault | undefined {
     time: policy.time as string | undefined,
   };
   try {
-    checkPolicy(texts);
+    // The function CREATE_POLICY runs: parse, keyword types, cost, keyword availability.
+    checkPolicyTexts(texts);
     return undefined;
   } catch (error) {
-    if (!(error instanceof PolicyError)) throw error;
-    const { kind, position, detail } = error;
+    if (!isKeyholdError(error)) throw error;
+    const { field, line, column, detail } = error.context as {
+      field: keyof typeof texts;
+      line: number;
+      column: number;
+      detail: string;
+    };
     return {
-      message: `${kind} line ${position.line} column ${position.column}: ${detail}`,
-      excerpt: excerptAt(texts[kind] ?? '', position.line, position.column),
+      message: `${field} line ${line} column ${column}: ${detail}`,
+      excerpt: excerptAt(texts[field] ?? '', line, column),
     };
   }
 }
