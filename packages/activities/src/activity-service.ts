@@ -79,10 +79,10 @@ export interface ActivityServiceOptions {
    */
   consensusExpiryMs?: number;
   /**
-   * Accept `http://localhost` and `http://127.0.0.1` webhook endpoint URLs besides https
-   * (the server sets it in development mode). Default false.
+   * Accept webhook endpoint URLs with private, loopback and link-local destinations, and
+   * http to loopback hosts (the server's `--allow-private-webhooks`). Default false.
    */
-  allowInsecureWebhookUrls?: boolean;
+  allowPrivateWebhookDestinations?: boolean;
 }
 
 export interface ActivityServiceDeps {
@@ -181,7 +181,7 @@ export class ActivityService {
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
     this.precheckSettings = {
-      allowInsecureWebhookUrls: deps.options?.allowInsecureWebhookUrls ?? false,
+      allowPrivateWebhookDestinations: deps.options?.allowPrivateWebhookDestinations ?? false,
     };
   }
 

@@ -44,7 +44,7 @@ export {
   type ActivityHandler,
   type PrecheckSettings,
 } from './handlers/index.js';
-export { checkWebhookUrl } from './handlers/webhook-endpoints.js';
+export { refuseUndeliverableWebhookUrl } from './handlers/webhook-endpoints.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,

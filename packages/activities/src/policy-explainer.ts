@@ -35,7 +35,7 @@ export interface PolicyExplainerDeps {
   clock: Clock;
   ids: Ids;
   /** As `ActivityServiceOptions`: the same prechecks as submit. */
-  options?: { allowInsecureWebhookUrls?: boolean };
+  options?: { allowPrivateWebhookDestinations?: boolean };
 }
 
 /** Why a policy's evaluation errored (OUTCOME_ERROR). */
@@ -91,7 +91,7 @@ export class PolicyExplainer {
 
   constructor(private readonly deps: PolicyExplainerDeps) {
     this.precheckSettings = {
-      allowInsecureWebhookUrls: deps.options?.allowInsecureWebhookUrls ?? false,
+      allowPrivateWebhookDestinations: deps.options?.allowPrivateWebhookDestinations ?? false,
     };
   }
 

@@ -205,7 +205,10 @@ export function policyEvaluationView(evaluation: PolicyEvaluationRecord): Policy
   };
 }
 
-/** `v1WebhookEndpointData`: no timestamps; `filtersJson` only when one was given. */
+/**
+ * `v1WebhookEndpointData`: no timestamps; `filtersJson` only when one was given;
+ * `disabledReason` (a Keyhold extension) only while the dispatcher has it disabled.
+ */
 export function webhookEndpointView(endpoint: WebhookEndpointRecord): WebhookEndpoint {
   return {
     endpointId: endpoint.endpointId,
@@ -213,6 +216,7 @@ export function webhookEndpointView(endpoint: WebhookEndpointRecord): WebhookEnd
     url: endpoint.url,
     name: endpoint.name,
     isActive: endpoint.isActive,
+    ...(endpoint.disabledReason !== undefined ? { disabledReason: endpoint.disabledReason } : {}),
     subscriptions: endpoint.subscriptions.map((s) => ({
       eventType: s.eventType,
       ...(s.filtersJson !== undefined ? { filtersJson: s.filtersJson } : {}),

@@ -221,5 +221,11 @@ export interface WebhookEndpoint {
   url: string;
   name: string;
   isActive: boolean;
+  /**
+   * Keyhold extension (clients ignore unknown fields): why Keyhold disabled the endpoint — it
+   * kept failing, answered 410 Gone, or its URL can never be delivered to. Present only while
+   * it is disabled for that reason; UPDATE_WEBHOOK_ENDPOINT with `isActive: true` clears it.
+   */
+  disabledReason?: string;
   subscriptions: WebhookSubscription[];
 }

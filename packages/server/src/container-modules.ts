@@ -40,9 +40,11 @@ import { SignerKey, signerKeyFrom, WebhookKey } from './signer-key.js';
 export interface WebhookSettings {
   /** The word in `X-<Brand>-*` delivery headers. */
   brand: string;
-  /** Development: http:// and loopback endpoint URLs are accepted and delivered to. */
-  allowInsecureUrls: boolean;
+  /** Private and loopback destinations (and http:// to loopback) are accepted and delivered to. */
+  allowPrivateDestinations: boolean;
   schedule?: RetrySchedule;
+  /** Consecutive FAILED deliveries that disable an endpoint (the dispatcher's default: 10). */
+  disableAfterFailures?: number;
 }
 
 /** True when a Store also serves as the webhook Outbox (the memory and SQL stores do). */
@@ -52,7 +54,10 @@ export function isOutbox(store: object): store is Store & Outbox {
     typeof candidate.claimDue === 'function' &&
     typeof candidate.markDelivered === 'function' &&
     typeof candidate.reschedule === 'function' &&
-    typeof candidate.markFailed === 'function'
+    typeof candidate.markFailed === 'function' &&
+    typeof candidate.endpointDelivered === 'function' &&
+    typeof candidate.endpointFailed === 'function' &&
+    typeof candidate.disableEndpoint === 'function'
   );
 }
 
@@ -184,12 +189,14 @@ export const coreModule = () =>
       .inSingletonScope();
     bind(ServerTokens.WebhookSettings).toConstantValue({
       brand: 'Keyhold',
-      allowInsecureUrls: false,
+      allowPrivateDestinations: false,
     } satisfies WebhookSettings);
     bind(WebhookTransport)
       .toDynamicValue((ctx) => {
-        const { allowInsecureUrls } = ctx.get<WebhookSettings>(ServerTokens.WebhookSettings);
-        return new HttpWebhookTransport({ allowPrivateAddresses: allowInsecureUrls });
+        const settings = ctx.get<WebhookSettings>(ServerTokens.WebhookSettings);
+        return new HttpWebhookTransport({
+          allowPrivateAddresses: settings.allowPrivateDestinations,
+        });
       })
       .inSingletonScope();
     bind(ServerTokens.WebhookDispatcher)
@@ -206,10 +213,15 @@ export const coreModule = () =>
           signingKey: ctx.get<WebhookSigningKey>(WebhookKey),
           brand: settings.brand,
           ...(settings.schedule ? { schedule: settings.schedule } : {}),
+          ...(settings.disableAfterFailures !== undefined
+            ? { disableAfterFailures: settings.disableAfterFailures }
+            : {}),
           onError: (error) =>
             logger.warn('webhook delivery error', {
               error: error instanceof Error ? error.message : String(error),
             }),
+          onEndpointDisabled: (endpoint) =>
+            logger.warn('webhook endpoint disabled', { ...endpoint }),
         });
       })
       .inSingletonScope();

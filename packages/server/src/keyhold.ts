@@ -95,10 +95,17 @@ export interface KeyholdOptions {
     /** How deliveries are sent. Default: HTTPS to public addresses (`@keyhold/webhook-transport-http`). */
     transport?: WebhookTransport;
     /**
-     * Development only: accept `http://localhost` / `http://127.0.0.1` endpoint URLs and deliver
-     * to private addresses. Default false (`keyhold serve --env development` sets it).
+     * Accept endpoint URLs with private, loopback and link-local destinations (and http:// to
+     * loopback hosts), and deliver to such addresses. Default false, in every environment:
+     * `keyhold serve` sets it only with `--allow-private-webhooks`. URLs that can never
+     * deliver (credentials, bad schemes, unspecified or multicast hosts) are refused either way.
      */
-    allowInsecureUrls?: boolean;
+    allowPrivateDestinations?: boolean;
+    /**
+     * Consecutive FAILED deliveries after which an endpoint is disabled (its reason shown by
+     * list_webhook_endpoints). Default 10. A 410 Gone or an undeliverable URL disables at once.
+     */
+    disableAfterFailures?: number;
     /** The retry schedule. Default: 8 attempts over about 27 hours. */
     schedule?: RetrySchedule;
     /** The Ed25519 key that signs deliveries (32 bytes). Default: derived from the master key. */
@@ -244,11 +251,16 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;
   if (options.consensusExpiryMs !== undefined)
     serviceOptions.consensusExpiryMs = options.consensusExpiryMs;
-  if (options.webhooks?.allowInsecureUrls) serviceOptions.allowInsecureWebhookUrls = true;
+  if (options.webhooks?.allowPrivateDestinations) {
+    serviceOptions.allowPrivateWebhookDestinations = true;
+  }
   constant<WebhookSettings>(ServerTokens.WebhookSettings, {
     brand: options.brand ?? 'Keyhold',
-    allowInsecureUrls: options.webhooks?.allowInsecureUrls ?? false,
+    allowPrivateDestinations: options.webhooks?.allowPrivateDestinations ?? false,
     ...(options.webhooks?.schedule ? { schedule: options.webhooks.schedule } : {}),
+    ...(options.webhooks?.disableAfterFailures !== undefined
+      ? { disableAfterFailures: options.webhooks.disableAfterFailures }
+      : {}),
   });
   constant(WebhookTransport, options.webhooks?.transport);
   constant(ServerTokens.ActivityServiceOptions, serviceOptions);

@@ -1,7 +1,8 @@
 /**
  * Webhook endpoints and ACTIVITY_UPDATES events in the outbox: CREATE/UPDATE/DELETE_WEBHOOK_ENDPOINT
  * and list_webhook_endpoints through the published `@turnkey/sdk-server` client, their refusals
- * (nothing stored), the development-only loopback http URLs, and the deliveries each activity
+ * (nothing stored) — every URL that can never deliver, whatever the server allows — private and
+ * loopback destinations only with `allowPrivateDestinations`, and the deliveries each activity
  * enqueues in its own transaction, read back through the store's Outbox (`claimDue`).
  */
 import type { Activity } from '@keyhold/protocol';
@@ -10,7 +11,6 @@ import type { WebhookDelivery } from '@keyhold/webhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
-import { ServerTokens } from './container-modules.js';
 import { createKeyhold, type Keyhold } from './keyhold.js';
 import { type KeyholdClient, KeyholdRequestError } from './keyhold-client.js';
 import type { RunningServer } from './serve.js';
@@ -32,7 +32,16 @@ let organizationId: string;
 
 beforeAll(async () => {
   store = new MemoryStore();
-  ({ server, client: sdk, embedded, organizationId } = await startTurnkeyServer({ store }));
+  // No delivery loop: the tests read the outbox themselves (a loop would claim first).
+  ({
+    server,
+    client: sdk,
+    embedded,
+    organizationId,
+  } = await startTurnkeyServer({
+    store,
+    webhookIntervalMs: 0,
+  }));
 });
 afterAll(() => server.close());
 
@@ -134,17 +143,38 @@ describe('refusals: nothing is stored', () => {
     embedded.submit('ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT', parameters);
 
   it.each([
-    ['plain http', 'http://hooks.example.com/keyhold'],
-    ['http://localhost outside development', 'http://localhost:8080/hook'],
-    ['http://127.0.0.1 outside development', 'http://127.0.0.1:8080/hook'],
-    ['another scheme', 'ftp://hooks.example.com/'],
-    ['not a URL', 'hooks.example.com/keyhold'],
-    ['an empty URL', ''],
-  ])('refuses %s', async (_, url) => {
+    ['plain http', 'http://hooks.example.com/keyhold', 'http:// is not accepted: use https://'],
+    ['http://localhost', 'http://localhost:8080/hook', 'http:// is not accepted: use https://'],
+    ['http://127.0.0.1', 'http://127.0.0.1:8080/hook', 'http:// is not accepted: use https://'],
+    ['another scheme', 'ftp://hooks.example.com/', 'scheme ftp: is not accepted: use https://'],
+    ['not a URL', 'hooks.example.com/keyhold', 'not an absolute URL'],
+    ['an empty URL', '', 'must NOT have fewer than 1 characters'], // the intent schema's
+    [
+      'credentials in the URL',
+      'https://user:pw@hooks.example.com/x',
+      'credentials in the URL are not accepted',
+    ],
+    ['IPv6 loopback', 'https://[::1]/x', 'host [::1] is not a public address (loopback)'],
+    ['127.1', 'https://127.1/x', 'host 127.0.0.1 is not a public address (loopback)'],
+    ['a decimal IPv4', 'https://2130706433/x', 'host 127.0.0.1 is not a public address (loopback)'],
+    ['a private address', 'https://10.0.0.5/x', 'host 10.0.0.5 is not a public address (private)'],
+    [
+      'the metadata address',
+      'https://169.254.169.254/latest',
+      'host 169.254.169.254 is not a public address (link-local)',
+    ],
+    ['localhost', 'https://localhost:8443/x', 'host localhost is a local name, not a public one'],
+    ['a bare host name', 'https://receiver/x', 'host receiver is a local name, not a public one'],
+  ])('refuses %s', async (_, url, reason) => {
     const before = await activityCount();
-    expect(await refusal(create({ url, name: 'n', subscriptions: ACTIVITY_UPDATES }))).toBe(
-      'invalid webhook url: it must be an absolute https:// URL',
+    const error = await create({ url, name: 'n', subscriptions: ACTIVITY_UPDATES }).then(
+      () => undefined,
+      (e: unknown) => e,
     );
+    expect(error).toBeInstanceOf(KeyholdRequestError);
+    const { status } = error as KeyholdRequestError;
+    expect(status.message).toBe('invalid webhook url: it must be an absolute https:// URL');
+    expect(JSON.stringify(status.details)).toContain(JSON.stringify(reason));
     expect(await listEndpoints()).toEqual([]);
     expect(await activityCount()).toBe(before);
     expect(await claim()).toEqual([]);
@@ -185,15 +215,12 @@ describe('refusals: nothing is stored', () => {
   });
 });
 
-describe('development mode (allowInsecureWebhookUrls)', () => {
+describe('private destinations allowed (allowPrivateDestinations, --allow-private-webhooks)', () => {
   let keyhold: Keyhold;
   let client: KeyholdClient;
 
   beforeAll(async () => {
-    keyhold = createKeyhold();
-    keyhold.container
-      .rebind(ServerTokens.ActivityServiceOptions)
-      .toConstantValue({ allowInsecureWebhookUrls: true });
+    keyhold = createKeyhold({ webhooks: { allowPrivateDestinations: true } });
     const key = generateApiKeyPair();
     const { organizationId: org } = await keyhold.bootstrap({
       organizationName: 'Dev',
@@ -203,12 +230,16 @@ describe('development mode (allowInsecureWebhookUrls)', () => {
   });
   afterAll(() => keyhold.close());
 
-  it('accepts http://localhost and http://127.0.0.1, and no other http URL', async () => {
-    for (const url of [
+  it('accepts private and loopback hosts, http only to loopback, never an undeliverable URL', async () => {
+    const accepted = [
       'http://localhost:3000/hook',
       'http://127.0.0.1:9000/x',
       'http://localhost',
-    ]) {
+      'http://[::1]/hook',
+      'https://10.0.0.1/hook',
+      'https://receiver/hook',
+    ];
+    for (const url of accepted) {
       const activity = await client.submit('ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT', {
         url,
         name: url,
@@ -219,8 +250,10 @@ describe('development mode (allowInsecureWebhookUrls)', () => {
     for (const url of [
       'http://10.0.0.1/hook',
       'http://localhost.example.com/hook',
-      'http://[::1]/hook',
       'http://hooks.example.com/',
+      'https://user:pw@localhost/hook',
+      'https://0.0.0.0/hook',
+      'https://[ff02::1]/hook',
     ]) {
       expect(
         await refusal(
@@ -233,11 +266,7 @@ describe('development mode (allowInsecureWebhookUrls)', () => {
       ).toBe('invalid webhook url: it must be an absolute https:// URL');
     }
     // Stored as given.
-    expect((await listEndpoints(client)).map((e) => e.url)).toEqual([
-      'http://localhost:3000/hook',
-      'http://127.0.0.1:9000/x',
-      'http://localhost',
-    ]);
+    expect((await listEndpoints(client)).map((e) => e.url)).toEqual(accepted);
   });
 });
 

@@ -2,23 +2,30 @@
  * Webhooks end to end: an endpoint created with `@turnkey/sdk-server`, a real HTTP receiver on
  * 127.0.0.1, deliveries signed v1 Ed25519 that `@turnkey/crypto`'s verifier accepts with the
  * keys of `/public/v1/discovery/webhooks/jwks`, retries with the same event id and a fresh
- * signature, terminal statuses, and production's refusal of http:// URLs.
+ * signature, terminal statuses; private and loopback destinations only with
+ * `allowPrivateDestinations` (`--allow-private-webhooks`), and endpoints disabled when they keep
+ * failing or answer 410, with the reason in list_webhook_endpoints (issue #10.7).
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MemoryStore } from '@keyhold/store-memory';
 import { retrySchedule, verifyWebhookSignature, webhookVerificationKeys } from '@keyhold/webhooks';
 import { verifyTurnkeyWebhookSignature } from '@turnkey/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SdkClient, sdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
-import type { RunningServer } from './serve.js';
+import { silentLogger } from './logger.js';
+import { type RunningServer, startServer } from './serve.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
   body: string;
 }
 
-/** An HTTP receiver that records every POST and answers with the statuses queued for it. */
+/**
+ * An HTTP receiver that records every POST and answers with the statuses queued for it (then
+ * `otherwise`), and counts every TCP connection made to it, whether a request follows or not.
+ */
 async function startReceiver() {
   const received: Received[] = [];
   const statuses: number[] = [];
@@ -27,18 +34,27 @@ async function startReceiver() {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.statusCode = statuses.shift() ?? 200;
+      res.statusCode = statuses.shift() ?? receiver.otherwise;
       res.end();
     });
   });
+  server.on('connection', () => receiver.connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
+  const receiver = {
     url: `http://127.0.0.1:${port}/hooks`,
+    port,
     received,
     statuses,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    otherwise: 200,
+    connections: 0,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
+  return receiver;
 }
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -72,7 +88,7 @@ describe('webhooks with the Turnkey brand, verified by @turnkey/crypto', () => {
     ({ server, client, organizationId } = await startTurnkeyServer({
       brand: 'Turnkey',
       webhooks: {
-        allowInsecureUrls: true, // development: the receiver is on 127.0.0.1 over http
+        allowPrivateDestinations: true, // the receiver is on 127.0.0.1 over http
         schedule: retrySchedule({ delaysMs: [30, 30], jitter: 0 }),
       },
       webhookIntervalMs: 0, // the test drives delivery with deliverWebhooks()
@@ -185,7 +201,7 @@ describe('webhooks with the default brand, delivered by the server loop', () => 
   beforeAll(async () => {
     receiver = await startReceiver();
     ({ server, client } = await startTurnkeyServer({
-      webhooks: { allowInsecureUrls: true },
+      webhooks: { allowPrivateDestinations: true },
       webhookIntervalMs: 25,
     }));
   });
@@ -230,7 +246,7 @@ describe('webhooks of a parent organization', () => {
       client: parent,
       organizationId: parentOrgId,
     } = await startTurnkeyServer({
-      webhooks: { allowInsecureUrls: true },
+      webhooks: { allowPrivateDestinations: true },
       webhookIntervalMs: 0,
     }));
   });
@@ -286,21 +302,194 @@ describe('webhooks of a parent organization', () => {
   });
 });
 
-describe('webhooks in production', () => {
-  it('refuses an http:// endpoint URL; nothing is stored', async () => {
+const ACTIVITY_UPDATES = [{ eventType: 'ACTIVITY_UPDATES' }];
+const INVALID_WEBHOOK_URL = 'invalid webhook url: it must be an absolute https:// URL';
+const endpointsOf = async (client: SdkClient) =>
+  (await client.listWebhookEndpoints({})).webhookEndpoints;
+
+describe('private destinations only with allowPrivateDestinations, whatever the environment', () => {
+  it('refuses http:// and private-address URLs at creation; nothing is stored', async () => {
     const { server, client } = await startTurnkeyServer({ webhookIntervalMs: 0 });
     try {
       await expect(
         client.createWebhookEndpoint({
           url: 'http://127.0.0.1:9/hooks',
           name: 'insecure',
-          subscriptions: [{ eventType: 'ACTIVITY_UPDATES' }],
+          subscriptions: ACTIVITY_UPDATES,
         }),
       ).rejects.toThrow(/invalid webhook url/);
-      const { webhookEndpoints } = await client.listWebhookEndpoints({});
-      expect(webhookEndpoints).toHaveLength(0);
+      expect(await endpointsOf(client)).toHaveLength(0);
     } finally {
       await server.close();
+    }
+  });
+
+  it('without it (the default): URLs to private addresses or with credentials are refused, and no delivery reaches a loopback listener — not even through a name that resolves to it', async () => {
+    const receiver = await startReceiver();
+    const store = new MemoryStore();
+    // Endpoints stored while private destinations were allowed (as `--env development` once
+    // did by default), then served without.
+    const before = await startTurnkeyServer({
+      store,
+      webhooks: { allowPrivateDestinations: true },
+      webhookIntervalMs: 0,
+    });
+    const byName = `https://localhost:${receiver.port}/hooks`; // resolves to 127.0.0.1 / ::1
+    const byAddress = `https://127.0.0.1:${receiver.port}/hooks`;
+    for (const url of [byName, byAddress]) {
+      await before.client.createWebhookEndpoint({
+        url,
+        name: url,
+        subscriptions: ACTIVITY_UPDATES,
+      });
+    }
+    await before.server.close();
+    // Their own creation events: set aside (leased for an hour), to watch one event below.
+    await store.claimDue(Date.now() + 1_000, 1_000, 3_600_000);
+
+    const server = await startServer({
+      store,
+      port: 0,
+      logger: silentLogger,
+      webhookIntervalMs: 0,
+    });
+    try {
+      const client = sdkClient(server.url, before.organizationId, before.key);
+      for (const url of [
+        'https://[::1]/x',
+        'https://127.1/x',
+        'https://user:pw@example.com/x',
+        `https://localhost:${receiver.port}/x`,
+        `http://127.0.0.1:${receiver.port}/x`,
+        'https://receiver/x',
+      ]) {
+        await expect(
+          client.createWebhookEndpoint({ url, name: 'n', subscriptions: ACTIVITY_UPDATES }),
+        ).rejects.toThrow(INVALID_WEBHOOK_URL);
+      }
+      expect((await endpointsOf(client)).map((e) => e.url)).toEqual([byName, byAddress]);
+
+      await client.createWallet({ walletName: 'unheard', accounts: [ETH] });
+      // The IP literal can never be delivered to: FAILED at once, its endpoint disabled. The
+      // name may resolve elsewhere tomorrow: refused after DNS, and retried.
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({
+        claimed: 2,
+        delivered: 0,
+        failed: 1,
+        retried: 1,
+      });
+      expect(receiver.connections).toBe(0);
+      expect(receiver.received).toEqual([]);
+      const endpoints = await endpointsOf(client);
+      expect(endpoints.find((e) => e.url === byAddress)).toMatchObject({
+        isActive: false,
+        disabledReason:
+          'the endpoint URL can never be delivered to (endpoint resolves to a private address)',
+      });
+      expect(endpoints.find((e) => e.url === byName)).toMatchObject({ isActive: true });
+      expect(endpoints.find((e) => e.url === byName)).not.toHaveProperty('disabledReason');
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  });
+
+  it('with it: a loopback listener receives deliveries; a 410 disables the endpoint, list_webhook_endpoints says why, and making it active again clears the reason', async () => {
+    const receiver = await startReceiver();
+    const { server, client } = await startTurnkeyServer({
+      webhooks: { allowPrivateDestinations: true },
+      webhookIntervalMs: 0,
+    });
+    try {
+      const { endpointId } = await client.createWebhookEndpoint({
+        url: receiver.url,
+        name: 'gone soon',
+        subscriptions: ACTIVITY_UPDATES,
+      });
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({ delivered: 1 });
+      expect(receiver.received).toHaveLength(1);
+
+      receiver.statuses.push(410);
+      await client.createWallet({ walletName: 'gone', accounts: [ETH] });
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({ failed: 1, retried: 0 });
+      expect(await endpointsOf(client)).toEqual([
+        expect.objectContaining({
+          endpointId,
+          isActive: false,
+          disabledReason: 'the endpoint answered HTTP 410 Gone',
+        }),
+      ]);
+      // Nothing more is sent to it.
+      await client.createWallet({ walletName: 'unsent', accounts: [ETH] });
+      expect((await server.keyhold.deliverWebhooks()).claimed).toBe(0);
+      expect(receiver.received).toHaveLength(2);
+
+      // Its owner turns it back on: the reason goes, deliveries resume.
+      const { webhookEndpoint } = await client.updateWebhookEndpoint({
+        endpointId,
+        isActive: true,
+      });
+      expect(webhookEndpoint).toMatchObject({ endpointId, isActive: true });
+      expect(webhookEndpoint).not.toHaveProperty('disabledReason');
+      const [listed] = await endpointsOf(client);
+      expect(listed).toMatchObject({ isActive: true });
+      expect(listed).not.toHaveProperty('disabledReason');
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({ delivered: 1 });
+      expect(receiver.received).toHaveLength(3);
+    } finally {
+      await server.close();
+      await receiver.close();
+    }
+  });
+
+  it('a delivery that exhausts its schedule ends FAILED; N consecutive ones disable the endpoint and end its pending deliveries', async () => {
+    const receiver = await startReceiver();
+    const store = new MemoryStore();
+    const { server, client } = await startTurnkeyServer({
+      store,
+      webhooks: {
+        allowPrivateDestinations: true,
+        schedule: retrySchedule({ delaysMs: [20], jitter: 0 }), // two attempts
+        disableAfterFailures: 2,
+      },
+      webhookIntervalMs: 0,
+    });
+    const later = () => new Promise((resolve) => setTimeout(resolve, 40));
+    try {
+      const { endpointId } = await client.createWebhookEndpoint({
+        url: receiver.url,
+        name: 'failing',
+        subscriptions: ACTIVITY_UPDATES,
+      });
+      receiver.otherwise = 500;
+      // Its creation event: retried, then FAILED — the first failed delivery.
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({ retried: 1 });
+      await later();
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({ failed: 1 });
+      expect(await endpointsOf(client)).toEqual([
+        expect.not.objectContaining({ disabledReason: expect.anything() }),
+      ]);
+
+      await client.createWallet({ walletName: 'second', accounts: [ETH] });
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({ retried: 1 });
+      await later();
+      await client.createWallet({ walletName: 'pending', accounts: [ETH] }); // due at once
+      // The second failed delivery disables the endpoint; the third, in flight, ends with it.
+      expect(await server.keyhold.deliverWebhooks()).toMatchObject({ claimed: 2, failed: 1 });
+      expect(await endpointsOf(client)).toEqual([
+        expect.objectContaining({
+          endpointId,
+          isActive: false,
+          disabledReason:
+            '2 consecutive deliveries failed (last: HTTP 500 (gave up after 2 attempts))',
+        }),
+      ]);
+      await later();
+      expect(await store.claimDue(2 ** 50, 100, 1)).toEqual([]); // nothing left to retry
+      expect(receiver.received).toHaveLength(5);
+    } finally {
+      await server.close();
+      await receiver.close();
     }
   });
 });

@@ -35,8 +35,11 @@ export interface ActivityContext {
 
 /** Settings of the service that a precheck may depend on. */
 export interface PrecheckSettings {
-  /** Accept `http://localhost` and `http://127.0.0.1` webhook URLs (development only). */
-  readonly allowInsecureWebhookUrls: boolean;
+  /**
+   * Accept webhook URLs with private, loopback and link-local destinations, and http to
+   * loopback hosts (the server's `--allow-private-webhooks`).
+   */
+  readonly allowPrivateWebhookDestinations: boolean;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: parameters are validated by the intent schema first.

@@ -2,15 +2,18 @@
  * Webhook endpoints: CREATE_WEBHOOK_ENDPOINT, UPDATE_WEBHOOK_ENDPOINT, DELETE_WEBHOOK_ENDPOINT.
  * An endpoint belongs to one organization and receives that organization's ACTIVITY_UPDATES
  * events (see `webhook-events.ts`). What the parameters alone decide is a refusal (nothing is
- * stored): the URL must be an absolute `https:` URL — `http://localhost` and
- * `http://127.0.0.1` too when the service runs in development — a subscription's event type
- * must be ACTIVITY_UPDATES (the schema) and its `filtersJson` valid JSON. Whether the URL
- * resolves to a public address is the delivery transport's check, at delivery time. An
- * unknown endpoint id makes the activity FAILED ("webhook endpoint not found").
- * Subscriptions are fixed at creation: update changes url, name and isActive only.
+ * stored): the URL must be one that can be delivered to (`checkWebhookUrl` of
+ * `@keyhold/webhooks`: https, no credentials, not a private IP literal or local name — private
+ * and loopback destinations, and http to loopback, only when the service allows private
+ * destinations), a subscription's event type must be ACTIVITY_UPDATES (the schema) and its
+ * `filtersJson` valid JSON. What a host name resolves to is the delivery transport's check, at
+ * delivery time. An unknown endpoint id makes the activity FAILED ("webhook endpoint not
+ * found"). Subscriptions are fixed at creation: update changes url, name and isActive only;
+ * making an endpoint active clears the reason the dispatcher disabled it for.
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
+import { checkWebhookUrl } from '@keyhold/webhooks';
 import type { WebhookEndpointRecord, WebhookSubscriptionRecord } from '../records.js';
 import { webhookEndpointView } from '../views.js';
 import type { ActivityContext, ActivityHandler, PrecheckSettings } from './activity-handler.js';
@@ -34,27 +37,14 @@ interface UpdateParams {
   isActive?: boolean;
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1']);
-
-/** Refuses a URL that is not absolute https (or loopback http when allowed). */
-export function checkWebhookUrl(url: string, settings: PrecheckSettings): void {
-  const refuse = (reason: string) =>
-    new KeyholdError('INVALID_WEBHOOK_URL', { field: '/parameters/url', reason });
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw refuse('not an absolute URL');
+/** Refuses (INVALID_WEBHOOK_URL, the reason in its details) a URL that can never deliver. */
+export function refuseUndeliverableWebhookUrl(url: string, settings: PrecheckSettings): void {
+  const reason = checkWebhookUrl(url, {
+    allowPrivateAddresses: settings.allowPrivateWebhookDestinations,
+  });
+  if (reason !== undefined) {
+    throw new KeyholdError('INVALID_WEBHOOK_URL', { field: '/parameters/url', reason });
   }
-  if (parsed.protocol === 'https:') {
-    if (!parsed.hostname) throw refuse('no host');
-    return;
-  }
-  if (parsed.protocol === 'http:' && LOOPBACK_HOSTS.has(parsed.hostname)) {
-    if (settings.allowInsecureWebhookUrls) return;
-    throw refuse('http://localhost and http://127.0.0.1 are accepted in development mode only');
-  }
-  throw refuse(`scheme ${parsed.protocol} is not accepted: use https://`);
 }
 
 function checkFilters(subscriptions: readonly SubscriptionParams[] = []): void {
@@ -85,7 +75,7 @@ async function requireEndpoint(
 
 export const createWebhookEndpointHandler: ActivityHandler<CreateParams> = {
   precheck(p, _definition, settings) {
-    checkWebhookUrl(p.url, settings);
+    refuseUndeliverableWebhookUrl(p.url, settings);
     checkFilters(p.subscriptions);
   },
   async execute(ctx, p) {
@@ -112,15 +102,17 @@ export const createWebhookEndpointHandler: ActivityHandler<CreateParams> = {
 
 export const updateWebhookEndpointHandler: ActivityHandler<UpdateParams> = {
   precheck(p, _definition, settings) {
-    if (p.url !== undefined) checkWebhookUrl(p.url, settings);
+    if (p.url !== undefined) refuseUndeliverableWebhookUrl(p.url, settings);
   },
   async execute(ctx, p) {
-    const endpoint = await requireEndpoint(ctx, p.endpointId);
+    const { disabledReason, ...endpoint } = await requireEndpoint(ctx, p.endpointId);
     const updated: WebhookEndpointRecord = {
       ...endpoint,
       ...(p.url !== undefined ? { url: p.url } : {}),
       ...(p.name !== undefined ? { name: p.name } : {}),
       ...(p.isActive !== undefined ? { isActive: p.isActive } : {}),
+      // Why the dispatcher turned it off stands until the endpoint is made active again.
+      ...(disabledReason !== undefined && p.isActive !== true ? { disabledReason } : {}),
       updatedAt: ctx.now,
     };
     await ctx.tx.webhookEndpoints.update(updated);

@@ -42,6 +42,9 @@ const HELP = `usage: keyhold serve [options]
   --brand NAME                      the word in X-<Brand>-* headers: webhooks, rate limits
                                     (default Keyhold)
   --env development|production      (default development)
+  --allow-private-webhooks          accept and deliver to webhook endpoints on private,
+                                    loopback and link-local addresses (and http:// to
+                                    loopback), in any --env; without it they are refused
 
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
@@ -99,6 +102,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       'bootstrap-org-name': { type: 'string', default: 'Keyhold' },
       brand: { type: 'string', default: 'Keyhold' },
       env: { type: 'string', default: 'development' },
+      'allow-private-webhooks': { type: 'boolean', default: false },
       help: { type: 'boolean' },
     },
   });
@@ -234,8 +238,8 @@ export async function runServeCommand(args: string[]): Promise<number> {
       bootstrapOrganizationName: values['bootstrap-org-name'],
       ...(rateLimiter ? { rateLimiter } : {}),
       brand: values.brand,
-      // Development delivers to http://localhost and http://127.0.0.1; production refuses both.
-      webhooks: { allowInsecureUrls: values.env === 'development' },
+      // Private and loopback webhook destinations only when asked for, whatever --env says.
+      webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
     });
   } catch (error) {
     return fail(startFailure(error, values, port));
