@@ -424,6 +424,12 @@ describe('private destinations only with allowPrivateDestinations, whatever the 
       expect((await server.keyhold.deliverWebhooks()).claimed).toBe(0);
       expect(receiver.received).toHaveLength(2);
 
+      // A change that does not turn it on keeps the reason.
+      const renamed = await client.updateWebhookEndpoint({ endpointId, name: 'renamed' });
+      expect(renamed.webhookEndpoint).toMatchObject({
+        isActive: false,
+        disabledReason: 'the endpoint answered HTTP 410 Gone',
+      });
       // Its owner turns it back on: the reason goes, deliveries resume.
       const { webhookEndpoint } = await client.updateWebhookEndpoint({
         endpointId,
