@@ -7,7 +7,7 @@
  * signatures and their vectors, refusals) is checked by the contract in
  * pkcs11-key-vault.contract.test.ts.
  */
-import { formatSignature } from '@keyhold/keys';
+import { type CryptoWorkPool, formatSignature, inlineCryptoWorkPool } from '@keyhold/keys';
 import type { Curve } from '@keyhold/protocol';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
@@ -129,6 +129,47 @@ describe.skipIf(!softHsmAvailable())('Pkcs11KeyVault on SoftHSM2', () => {
     it.each(curves)('%s: createKey gives a kp11.key.<curve>.<CKA_ID> reference', async (curve) => {
       const { key } = await vault.createKey(curve);
       expect(key).toMatch(new RegExp(`^kp11\\.key\\.${shortName[curve]}\\.[0-9a-f]{32}$`));
+    });
+  });
+
+  describe('derivation in a work pool', () => {
+    it('deriveKeys gives what deriveKey gives for each path; the jobs get the BIP39 seed, consumed', async () => {
+      const inline = inlineCryptoWorkPool();
+      const handed: { name: string; seed: Uint8Array }[] = [];
+      const workPool: CryptoWorkPool = {
+        kind: 'recording',
+        run(name, input) {
+          handed.push({ name, seed: (input as { seed: Uint8Array }).seed });
+          return inline.run(name, input);
+        },
+        close: () => inline.close(),
+      };
+      const pooled = await openPkcs11KeyVault({
+        modulePath: hsm.modulePath,
+        tokenLabel: 'keyhold-main',
+        pin: hsm.tokens['keyhold-main']!.pin,
+        workPool,
+      });
+      try {
+        const seed = await pooled.importSeed(ABANDON);
+        const requests = [
+          { curve: 'CURVE_SECP256K1', path: "m/86'/0'/0'/0/0" },
+          { curve: 'CURVE_SECP256K1', path: "m/86'/0'/0'/0/1" },
+          { curve: 'CURVE_ED25519', path: "m/44'/501'/0'/0'" },
+          { curve: 'CURVE_P256', path: "m/44'/60'/0'/0/0" },
+        ] as const;
+        const keys = await pooled.deriveKeys(seed, requests);
+        for (const [i, { curve, path }] of requests.entries()) {
+          const one = await vault.deriveKey(seed, curve, path); // the same token, no pool
+          expect(keys[i]?.publicKey).toEqual(one.publicKey);
+          expect(await vault.revealKey(keys[i]!.key)).toEqual(await vault.revealKey(one.key));
+        }
+        expect(handed.map((h) => h.name)).toEqual(['deriveKeys']);
+        expect(handed[0]?.seed).toHaveLength(64);
+        expect(handed[0]?.seed.every((b) => b === 0)).toBe(true);
+      } finally {
+        await pooled.close();
+      }
     });
   });
 

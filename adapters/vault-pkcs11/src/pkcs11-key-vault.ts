@@ -20,8 +20,12 @@ import {
   assertCurve,
   assertSignableMessage,
   assertTaprootRequest,
+  type CryptoWorkPool,
   compressPublicKey,
-  deriveFromSeedPlaintext,
+  type DerivationRequest,
+  deriveFromSeedPlaintextIn,
+  deriveManyFromSeedPlaintextIn,
+  inlineCryptoWorkPool,
   isSeedPlaintextLength,
   type KeyVault,
   keyPlaintext,
@@ -33,8 +37,8 @@ import {
   type RawSignature,
   type SealedSecret,
   seedPlaintext,
-  signTaprootWithPrivateKey,
-  signWithPrivateKey,
+  signKeyPlaintextIn,
+  signTaprootKeyPlaintextIn,
   type VaultKey,
 } from '@keyhold/keys';
 import { type Curve, KeyholdError, Messages } from '@keyhold/protocol';
@@ -84,6 +88,12 @@ export interface Pkcs11KeyVaultOptions {
   readonly pin?: string;
   /** CKA_LABEL of the AES-256 wrapping key. Env KEYHOLD_PKCS11_WRAPPING_KEY_LABEL; default `keyhold-wrap`. */
   readonly wrappingKeyLabel?: string;
+  /**
+   * Where derivation and wrapped-key signing compute (jobs of `@keyhold/keys`). Default: inline.
+   * A worker pool gets the seed or key bytes the token decrypted for one call; the token and its
+   * session stay on this thread. The vault does not close the pool.
+   */
+  readonly workPool?: CryptoWorkPool;
 }
 
 /** The options after defaults and environment are applied. */
@@ -143,7 +153,7 @@ export async function openPkcs11KeyVault(
     const wrappingKey = token.run((p11, session) =>
       findOrCreateWrappingKey(p11, session, resolved.wrappingKeyLabel, token.label),
     );
-    return new Pkcs11KeyVault(OPEN, token, wrappingKey);
+    return new Pkcs11KeyVault(OPEN, token, wrappingKey, options.workPool);
   } catch (error) {
     token.close();
     throw error;
@@ -173,12 +183,19 @@ export class Pkcs11KeyVault implements KeyVault {
   readonly #token: Pkcs11Token;
   readonly #wrappingKey: Handle;
   readonly #keys = new Map<string, TokenKey>();
+  readonly #pool: CryptoWorkPool;
 
   /** @internal Use `openPkcs11KeyVault`. */
-  constructor(guard: typeof OPEN, token: Pkcs11Token, wrappingKey: Handle) {
+  constructor(
+    guard: typeof OPEN,
+    token: Pkcs11Token,
+    wrappingKey: Handle,
+    workPool: CryptoWorkPool = inlineCryptoWorkPool(),
+  ) {
     if (guard !== OPEN) throw new Error('use openPkcs11KeyVault() to open a PKCS#11 vault');
     this.#token = token;
     this.#wrappingKey = wrappingKey;
+    this.#pool = workPool;
   }
 
   /** The CKA_LABEL of the token this vault is logged in to. */
@@ -216,13 +233,38 @@ export class Pkcs11KeyVault implements KeyVault {
     assertCurve(curve);
     parseDerivationPath(path, curve); // refuse a bad path before touching the secret
     const plaintext = this.#openSeed(seed);
+    let derived: Promise<VaultKey>;
     try {
-      return deriveFromSeedPlaintext(plaintext, curve, path, (privateKey, publicKey) =>
-        this.#wrapKey(curve, privateKey, publicKey),
+      // The job gets a copy of the BIP39 seed; this plaintext is zeroed before it runs.
+      derived = deriveFromSeedPlaintextIn(this.#pool, plaintext, curve, path, (priv, pub) =>
+        this.#wrapKey(curve, priv, pub),
       );
     } finally {
       plaintext.fill(0);
     }
+    return derived;
+  }
+
+  async deriveKeys(
+    seed: SealedSecret,
+    requests: readonly DerivationRequest[],
+  ): Promise<VaultKey[]> {
+    for (const { curve, path } of requests) {
+      assertCurve(curve);
+      parseDerivationPath(path, curve); // refuse a bad path before touching the secret
+    }
+    if (requests.length === 0) return [];
+    const plaintext = this.#openSeed(seed);
+    let derived: Promise<VaultKey[]>;
+    try {
+      // One job for every path, with a copy of the BIP39 seed; this plaintext is zeroed now.
+      derived = deriveManyFromSeedPlaintextIn(this.#pool, plaintext, requests, (curve, priv, pub) =>
+        this.#wrapKey(curve, priv, pub),
+      );
+    } finally {
+      plaintext.fill(0);
+    }
+    return derived;
   }
 
   async createKey(curve: Curve): Promise<VaultKey> {
@@ -245,7 +287,7 @@ export class Pkcs11KeyVault implements KeyVault {
     if (sealed.kind === 'key') return this.#signInToken(sealed.id, curve, message);
     const plaintext = this.#openWrappedKey(curve, sealed.body);
     try {
-      return signWithPrivateKey(curve, plaintext.subarray(0, 32), plaintext.subarray(32), message);
+      return signKeyPlaintextIn(this.#pool, curve, plaintext, message); // copies the key
     } finally {
       plaintext.fill(0);
     }
@@ -273,7 +315,7 @@ export class Pkcs11KeyVault implements KeyVault {
     }
     const plaintext = this.#openWrappedKey(sealed.curve, sealed.body);
     try {
-      return signTaprootWithPrivateKey(plaintext.subarray(0, 32), digest, merkleRoot);
+      return signTaprootKeyPlaintextIn(this.#pool, plaintext, digest, merkleRoot); // copies the key
     } finally {
       plaintext.fill(0);
     }

@@ -4,6 +4,7 @@
  * (seeds, derivation, keys, signatures and their vectors, refusals) is checked by the contract
  * in software-key-vault.contract.test.ts.
  */
+import { CRYPTO_JOB_SECRETS, type CryptoWorkPool, inlineCryptoWorkPool } from '@keyhold/keys';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
 import { generateMasterKey, masterKeyFromHex } from './master-key.js';
@@ -109,5 +110,69 @@ describe('sealed secrets', () => {
     expect(error).toBeInstanceOf(Error);
     expect((error as Error).message).toBe(opened);
     expect(error).not.toHaveProperty('key');
+  });
+});
+
+/** The inline pool, recording each job's name and the secret inputs it was handed. */
+function recordingPool() {
+  const inline = inlineCryptoWorkPool();
+  const jobs: { name: string; secrets: Uint8Array[] }[] = [];
+  const pool: CryptoWorkPool = {
+    kind: 'recording',
+    run(name, input) {
+      const fields = input as unknown as Record<string, unknown>;
+      const secrets = CRYPTO_JOB_SECRETS[name].map((field) => fields[field] as Uint8Array);
+      jobs.push({ name, secrets });
+      return inline.run(name, input);
+    },
+    close: () => inline.close(),
+  };
+  return { pool, jobs };
+}
+
+describe('the work pool', () => {
+  it('derives and signs in the pool it was given: one BIP39 seed or one key per job, consumed, never the master key', async () => {
+    const masterKey = generateMasterKey();
+    const { pool, jobs } = recordingPool();
+    const pooled = new SoftwareKeyVault({ masterKey, workPool: pool });
+    const seed = await pooled.importSeed(ABANDON);
+    const account = await pooled.deriveKey(seed, 'CURVE_SECP256K1', "m/86'/0'/0'/0/0");
+    await pooled.sign(account.key, 'CURVE_SECP256K1', new Uint8Array(32).fill(1));
+    await pooled.signTaproot(account.key, new Uint8Array(32).fill(2), new Uint8Array());
+    expect(jobs.map((j) => j.name)).toEqual(['deriveKey', 'sign', 'signTaproot']);
+    const [seedJob, signJob] = jobs;
+    expect(seedJob?.secrets[0]).toHaveLength(64); // the BIP39 seed, not entropy ‖ seed
+    expect(signJob?.secrets[0]).toHaveLength(32);
+    for (const { secrets } of jobs) {
+      for (const secret of secrets) {
+        expect(secret.every((b) => b === 0)).toBe(true); // consumed by the job
+        expect(bytesToHex(secret)).not.toContain(bytesToHex(masterKey));
+      }
+    }
+  });
+
+  it('deriveKeys gives what deriveKey gives for each path, in one job', async () => {
+    const { pool, jobs } = recordingPool();
+    const pooled = new SoftwareKeyVault({ masterKey: generateMasterKey(), workPool: pool });
+    const seed = await pooled.importSeed(ABANDON);
+    const requests = [
+      { curve: 'CURVE_SECP256K1', path: "m/86'/0'/0'/0/0" },
+      { curve: 'CURVE_SECP256K1', path: "m/86'/0'/0'/0/1" },
+      { curve: 'CURVE_ED25519', path: "m/44'/501'/0'/0'" },
+      { curve: 'CURVE_P256', path: "m/44'/60'/0'/0/0" },
+    ] as const;
+    const keys = await pooled.deriveKeys(seed, requests);
+    expect(jobs.map((j) => j.name)).toEqual(['deriveKeys']);
+    for (const [i, { curve, path }] of requests.entries()) {
+      const one = await pooled.deriveKey(seed, curve, path);
+      expect(keys[i]?.publicKey).toEqual(one.publicKey);
+      expect(await pooled.revealKey(keys[i]?.key as string)).toEqual(
+        await pooled.revealKey(one.key),
+      );
+    }
+    await expect(
+      pooled.deriveKeys(seed, [{ curve: 'CURVE_ED25519', path: 'm/0' }]),
+    ).rejects.toMatchObject({ key: 'INVALID_PATH' });
+    expect(await pooled.deriveKeys(seed, [])).toEqual([]);
   });
 });

@@ -10,9 +10,10 @@
  * - a private key: `keyhold/key/v1/<curve>`, plaintext = private key (32) ‖ public key. A
  *   derived account key is sealed once, so signing is decrypt + sign, never re-derivation.
  *
- * Signing opens the key and hands it to `signWithPrivateKey` / `signTaprootWithPrivateKey` of
+ * Signing opens the key and hands a copy of it to the `sign` / `signTaproot` jobs of
  * @keyhold/keys (noble ECDSA with RFC 6979 and low-S, OpenSSL Ed25519, BIP340 for Taproot), the
- * same functions the PKCS#11 vault uses for the keys it holds wrapped.
+ * same jobs the PKCS#11 vault uses for the keys it holds wrapped. Jobs run in the vault's
+ * CryptoWorkPool: inline by default, on worker threads when one is given.
  * @module
  */
 import { createSecretKey, type KeyObject, randomBytes, webcrypto } from 'node:crypto';
@@ -20,7 +21,11 @@ import {
   assertCurve,
   assertSignableMessage,
   assertTaprootRequest,
-  deriveFromSeedPlaintext,
+  type CryptoWorkPool,
+  type DerivationRequest,
+  deriveFromSeedPlaintextIn,
+  deriveManyFromSeedPlaintextIn,
+  inlineCryptoWorkPool,
   type KeyVault,
   keyPlaintext,
   mnemonicEntropyLength,
@@ -31,8 +36,8 @@ import {
   type RawSignature,
   type SealedSecret,
   seedPlaintext,
-  signTaprootWithPrivateKey,
-  signWithPrivateKey,
+  signKeyPlaintextIn,
+  signTaprootKeyPlaintextIn,
   type VaultKey,
 } from '@keyhold/keys';
 import { CURVES, type Curve } from '@keyhold/protocol';
@@ -45,6 +50,13 @@ import { OPEN_FAILED_MESSAGE, open, seal } from './sealed-box.js';
 export interface SoftwareKeyVaultOptions {
   /** 32 bytes; see `generateMasterKey` and `masterKeyFromHex`. The vault keeps its own copy. */
   readonly masterKey: Uint8Array;
+  /**
+   * Where derivation and signing compute (the jobs of `@keyhold/keys` crypto-jobs.ts). Default:
+   * inline, on the caller's thread. Give a worker pool (`@keyhold/worker-pool-piscina`) to keep
+   * the event loop free: the jobs get the opened seed or key bytes of one call, never the
+   * master key; sealing and unsealing stay here. The vault does not close the pool.
+   */
+  readonly workPool?: CryptoWorkPool;
 }
 
 const SEED_PURPOSE = 'keyhold/seed/v1';
@@ -61,6 +73,7 @@ const keyPurpose = (curve: Curve) => `keyhold/key/v1/${curve}`;
 export class SoftwareKeyVault implements KeyVault {
   readonly kind = 'software';
   readonly #masterKey: KeyObject;
+  readonly #pool: CryptoWorkPool;
 
   constructor(options: SoftwareKeyVaultOptions) {
     const { masterKey } = options ?? {};
@@ -68,6 +81,7 @@ export class SoftwareKeyVault implements KeyVault {
       throw new Error(`master key must be ${MASTER_KEY_LENGTH} bytes`);
     }
     this.#masterKey = createSecretKey(masterKey); // copies the bytes into the KeyObject
+    this.#pool = options.workPool ?? inlineCryptoWorkPool();
   }
 
   async createSeed(mnemonicLength: number): Promise<SealedSecret> {
@@ -92,13 +106,38 @@ export class SoftwareKeyVault implements KeyVault {
     assertCurve(curve);
     parseDerivationPath(path, curve); // refuse a bad path before touching the secret
     const plaintext = open(this.#masterKey, SEED_PURPOSE, seed);
+    let derived: Promise<VaultKey>;
     try {
-      return deriveFromSeedPlaintext(plaintext, curve, path, (privateKey, publicKey) =>
-        this.#sealKey(curve, privateKey, publicKey),
+      // The job gets a copy of the BIP39 seed; this plaintext is zeroed before it runs.
+      derived = deriveFromSeedPlaintextIn(this.#pool, plaintext, curve, path, (priv, pub) =>
+        this.#sealKey(curve, priv, pub),
       );
     } finally {
       plaintext.fill(0);
     }
+    return derived;
+  }
+
+  async deriveKeys(
+    seed: SealedSecret,
+    requests: readonly DerivationRequest[],
+  ): Promise<VaultKey[]> {
+    for (const { curve, path } of requests) {
+      assertCurve(curve);
+      parseDerivationPath(path, curve); // refuse a bad path before touching the secret
+    }
+    if (requests.length === 0) return [];
+    const plaintext = open(this.#masterKey, SEED_PURPOSE, seed);
+    let derived: Promise<VaultKey[]>;
+    try {
+      // One job for every path, with a copy of the BIP39 seed; this plaintext is zeroed now.
+      derived = deriveManyFromSeedPlaintextIn(this.#pool, plaintext, requests, (curve, priv, pub) =>
+        this.#sealKey(curve, priv, pub),
+      );
+    } finally {
+      plaintext.fill(0);
+    }
+    return derived;
   }
 
   async createKey(curve: Curve): Promise<VaultKey> {
@@ -121,7 +160,7 @@ export class SoftwareKeyVault implements KeyVault {
     assertSignableMessage(curve, message); // before the secret is opened
     const plaintext = open(this.#masterKey, keyPurpose(curve), key);
     try {
-      return signWithPrivateKey(curve, plaintext.subarray(0, 32), plaintext.subarray(32), message);
+      return signKeyPlaintextIn(this.#pool, curve, plaintext, message); // copies the key
     } finally {
       plaintext.fill(0);
     }
@@ -136,7 +175,7 @@ export class SoftwareKeyVault implements KeyVault {
     assertTaprootRequest('CURVE_SECP256K1', digest, merkleRoot);
     const plaintext = open(this.#masterKey, keyPurpose('CURVE_SECP256K1'), key);
     try {
-      return signTaprootWithPrivateKey(plaintext.subarray(0, 32), digest, merkleRoot);
+      return signTaprootKeyPlaintextIn(this.#pool, plaintext, digest, merkleRoot); // copies the key
     } finally {
       plaintext.fill(0);
     }

@@ -8,6 +8,8 @@
 export * from './address.js';
 export * from './address-format.js';
 export * from './bundles/index.js';
+export * from './crypto-jobs.js';
+export * from './crypto-work-pool.js';
 export * from './curves.js';
 export * from './derivation-path.js';
 export {
@@ -18,6 +20,7 @@ export {
   prepareEip7702Payload,
 } from './eip7702.js';
 export * from './hd-derivation.js';
+export * from './hd-derivation-batch.js';
 export * from './key-vault.js';
 export * from './mnemonic.js';
 export * from './payload.js';

@@ -11,7 +11,10 @@
  * @module
  */
 import type { Curve } from '@keyhold/protocol';
+import type { CryptoWorkPool } from './crypto-work-pool.js';
 import { deriveKeyFromSeed } from './hd-derivation.js';
+import type { DerivationRequest } from './hd-derivation-batch.js';
+import type { RawSignature } from './key-vault.js';
 import { entropyToMnemonic, mnemonicToSeed } from './mnemonic.js';
 
 /** The length of a BIP39 seed (PBKDF2-HMAC-SHA512 output). */
@@ -87,4 +90,108 @@ export function keyPlaintext(privateKey: Uint8Array, publicKey: Uint8Array): Uin
   plaintext.set(privateKey);
   plaintext.set(publicKey, privateKey.length);
   return plaintext;
+}
+
+/**
+ * `deriveFromSeedPlaintext` through a CryptoWorkPool: only a copy of the 64-byte BIP39 seed
+ * goes to the `deriveKey` job (which consumes it), so the caller may zero `plaintext` as soon
+ * as this returns its promise; the derived private key is zeroed when `seal` returns.
+ * @example
+ * let pending;
+ * try { pending = deriveFromSeedPlaintextIn(pool, plaintext, curve, path, sealKey); } finally { plaintext.fill(0); }
+ * return pending;
+ */
+export async function deriveFromSeedPlaintextIn<T>(
+  pool: CryptoWorkPool,
+  plaintext: Uint8Array,
+  curve: Curve,
+  path: string,
+  seal: (privateKey: Uint8Array, publicKey: Uint8Array) => T,
+): Promise<T> {
+  const seed = copyOf(plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH));
+  const { privateKey, publicKey } = await pool.run('deriveKey', { seed, curve, path });
+  try {
+    return seal(privateKey, publicKey);
+  } finally {
+    privateKey.fill(0);
+  }
+}
+
+/**
+ * Many keys of one opened seed plaintext through a CryptoWorkPool, in one `deriveKeys` job (a
+ * copy of the 64-byte BIP39 seed goes to it; the caller may zero `plaintext` once this returns
+ * its promise). Each derived private key is zeroed when its `seal` returns, and all of them if
+ * one `seal` throws.
+ * @example
+ * let pending;
+ * try { pending = deriveManyFromSeedPlaintextIn(pool, plaintext, requests, sealKey); } finally { plaintext.fill(0); }
+ * return pending;
+ */
+export async function deriveManyFromSeedPlaintextIn<T>(
+  pool: CryptoWorkPool,
+  plaintext: Uint8Array,
+  requests: readonly DerivationRequest[],
+  seal: (curve: Curve, privateKey: Uint8Array, publicKey: Uint8Array) => T,
+): Promise<T[]> {
+  const seed = copyOf(plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH));
+  const keys = await pool.run('deriveKeys', {
+    seed,
+    requests: requests.map(({ curve, path }) => ({ curve, path })),
+  });
+  try {
+    return keys.map(({ privateKey, publicKey }, i) =>
+      seal((requests[i] as DerivationRequest).curve, privateKey, publicKey),
+    );
+  } finally {
+    for (const { privateKey } of keys) privateKey.fill(0);
+  }
+}
+
+/**
+ * `signWithPrivateKey` of an opened key plaintext (private ‖ public) through a CryptoWorkPool:
+ * the job gets a copy of the 32-byte key (and consumes it), so the caller may zero `plaintext`
+ * as soon as this returns its promise.
+ * @example
+ * let pending;
+ * try { pending = signKeyPlaintextIn(pool, curve, plaintext, digest); } finally { plaintext.fill(0); }
+ * return pending;
+ */
+export function signKeyPlaintextIn(
+  pool: CryptoWorkPool,
+  curve: Curve,
+  plaintext: Uint8Array,
+  message: Uint8Array,
+): Promise<RawSignature> {
+  return pool.run('sign', {
+    curve,
+    privateKey: copyOf(plaintext.subarray(0, 32)),
+    publicKey: copyOf(plaintext.subarray(32)),
+    message,
+  });
+}
+
+/**
+ * `signTaprootWithPrivateKey` of an opened secp256k1 key plaintext through a CryptoWorkPool
+ * (the job gets, and consumes, a copy of the 32-byte key).
+ * @example
+ * const signature = await signTaprootKeyPlaintextIn(pool, plaintext, sighash, new Uint8Array());
+ */
+export function signTaprootKeyPlaintextIn(
+  pool: CryptoWorkPool,
+  plaintext: Uint8Array,
+  digest: Uint8Array,
+  merkleRoot: Uint8Array,
+): Promise<Uint8Array> {
+  return pool.run('signTaproot', {
+    privateKey: copyOf(plaintext.subarray(0, 32)),
+    digest,
+    merkleRoot,
+  });
+}
+
+/** A copy in a buffer of its own (a Node Buffer's `slice` would share the memory). */
+function copyOf(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(bytes.length);
+  copy.set(bytes);
+  return copy;
 }

@@ -1,0 +1,137 @@
+/**
+ * A CryptoWorkPool on worker threads (piscina): the jobs of `@keyhold/keys` crypto-jobs.ts run
+ * beside the event loop, so a request deriving a hundred accounts no longer stalls the others.
+ * Bounded: `threads` workers (default: the machine's available parallelism), started with the
+ * pool and kept until `close()`, so no request pays a worker's start-up; jobs beyond them wait in
+ * a FIFO queue. `close()` lets queued and running jobs finish, then stops the workers.
+ *
+ * What crosses to a worker is the job's input: a 64-byte BIP39 seed for one derivation, an
+ * opened 32-byte private key for one signature, public keys for addresses. Secret inputs are
+ * copied once into buffers of their own, the caller's bytes zeroed, and the copies moved (not
+ * cloned) to the worker, whose job zeroes them. Byte arrays of the answer are moved back.
+ * @module
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import {
+  CRYPTO_JOB_SECRETS,
+  type CryptoJobInput,
+  type CryptoJobName,
+  type CryptoJobOutput,
+  type CryptoWorkPool,
+} from '@keyhold/keys';
+import { Piscina } from 'piscina';
+import type { CryptoTask } from './crypto-worker.js';
+import { errorOf, type JobAnswer } from './job-messages.js';
+
+/** Options of the piscina pool. */
+export interface PiscinaCryptoWorkPoolOptions {
+  /** How many worker threads. Default: `os.availableParallelism()`. At least 1. */
+  readonly threads?: number;
+}
+
+/** Running from TypeScript sources (vitest, tsx) rather than from a build. */
+const FROM_SOURCES = import.meta.url.endsWith('.ts');
+
+/** The worker entry next to this file, and how a worker must start to load it. */
+function workerEntry(): { filename: string; execArgv: string[] } {
+  if (!FROM_SOURCES) {
+    return {
+      filename: fileURLToPath(new URL('./crypto-worker.js', import.meta.url)),
+      execArgv: [],
+    };
+  }
+  return {
+    filename: fileURLToPath(new URL('./crypto-worker-source.mjs', import.meta.url)),
+    execArgv: ['--conditions=keyhold-source'],
+  };
+}
+
+/**
+ * The pool. One per process is enough: several Keyhold instances may share it (its owner closes
+ * it once, after them).
+ * @example
+ * const pool = new PiscinaCryptoWorkPool({ threads: 2 });
+ * const vault = new SoftwareKeyVault({ masterKey, workPool: pool });
+ * // … on shutdown, after the last request:
+ * await pool.close();
+ */
+export class PiscinaCryptoWorkPool implements CryptoWorkPool {
+  readonly kind = 'piscina';
+  readonly threads: number;
+  readonly #piscina: Piscina<{ task: CryptoTask }, JobAnswer>;
+  #closing: Promise<void> | undefined;
+  /** Jobs accepted and not yet answered: `close()` waits for them (piscina's own close does not
+   * wait for jobs still queued). */
+  readonly #pending = new Set<Promise<unknown>>();
+
+  constructor(options: PiscinaCryptoWorkPoolOptions = {}) {
+    const threads = options.threads ?? availableParallelism();
+    if (!Number.isSafeInteger(threads) || threads < 1) {
+      throw new RangeError(`worker pool: threads must be an integer ≥ 1, got ${threads}`);
+    }
+    this.threads = threads;
+    const { filename, execArgv } = workerEntry();
+    this.#piscina = new Piscina({
+      filename,
+      execArgv,
+      name: 'default',
+      // Started now and kept: a worker that loads the key code on demand would add its
+      // start-up (tens of ms from a build, about a second from sources) to a request.
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      // Jobs are CPU-bound: one at a time per worker.
+      concurrentTasksPerWorker: 1,
+    });
+  }
+
+  /** Jobs waiting for a worker. */
+  get queueSize(): number {
+    return this.#piscina.queueSize;
+  }
+
+  /** Worker threads alive now (0 once closed or idle). */
+  get liveThreads(): number {
+    return this.#piscina.threads.length;
+  }
+
+  async run<N extends CryptoJobName>(
+    name: N,
+    input: CryptoJobInput<N>,
+  ): Promise<CryptoJobOutput<N>> {
+    if (this.#closing) throw new Error('worker pool is closed');
+    // Secret inputs: a copy in a buffer of its own, moved to the worker; the caller's bytes
+    // are zeroed now, as the inline pool's job would zero them.
+    const moved = { ...input } as Record<string, unknown>;
+    const transferList: ArrayBuffer[] = [];
+    for (const field of CRYPTO_JOB_SECRETS[name] ?? []) {
+      const secret = moved[field];
+      if (!(secret instanceof Uint8Array)) continue;
+      const copy = new Uint8Array(secret.length);
+      copy.set(secret);
+      secret.fill(0);
+      moved[field] = copy;
+      transferList.push(copy.buffer);
+    }
+    const job = this.#piscina.run({ task: { name, input: moved } } as never, { transferList });
+    this.#pending.add(job);
+    let answer: JobAnswer;
+    try {
+      answer = await job;
+    } finally {
+      this.#pending.delete(job);
+    }
+    if (!answer.ok) throw errorOf(answer);
+    return answer.value as CryptoJobOutput<N>;
+  }
+
+  /** Lets every queued and running job finish, then stops the workers. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+      await this.#piscina.close();
+    })();
+    return this.#closing;
+  }
+}
