@@ -59,6 +59,8 @@ import type { Ids } from './ports/ids.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
+import { activityCost } from './rate-limit/activity-cost.js';
+import type { RequestMeter } from './rate-limit/request-admission.js';
 import type {
   ActivityRecord,
   OrganizationRecord,
@@ -167,6 +169,9 @@ interface ParsedSubmission {
   body: Record<string, unknown>;
   stamp: ApiKeyStamp;
   text: string;
+  /** What the rate limiter charges once the stamp verified (see `activityCost`). */
+  cost: number;
+  meter: RequestMeter | undefined;
 }
 
 export class ActivityService {
@@ -185,8 +190,11 @@ export class ActivityService {
     };
   }
 
-  /** Submits the stamped body posted to `/public/v1/submit/<path>`. */
-  async submit(path: string, request: IncomingRequest): Promise<Activity> {
+  /**
+   * Submits the stamped body posted to `/public/v1/submit/<path>`. With a `meter`, the request
+   * is charged to its user and organization once its stamp verified, before any work.
+   */
+  async submit(path: string, request: IncomingRequest, meter?: RequestMeter): Promise<Activity> {
     const { stamp, body, text } = await readSignedRequest(this.deps.verifier, request);
     validateEnvelope(body);
     const definition = definitionAt(path, body);
@@ -198,6 +206,8 @@ export class ActivityService {
       body,
       stamp,
       text,
+      cost: activityCost(definition.kind, body.parameters),
+      meter,
     };
     if (VOTE_KINDS.has(definition.kind)) return this.vote(submission);
     return this.create(submission, handlerOf(definition));
@@ -213,6 +223,12 @@ export class ActivityService {
         const organization = await requireOrganization(tx, s.organizationId);
         const principal = await findPrincipal(tx, organization, s.stamp, now);
         const existing = await tx.activities.findByFingerprint(s.fingerprint);
+        // Rate limits after authentication; a resubmitted body only reads its activity.
+        await s.meter?.charge({
+          organizationId: organization.organizationId,
+          userId: principal.user.userId,
+          cost: existing ? 1 : s.cost,
+        });
         if (existing) return this.viewFor(tx, organization, existing, principal, now);
 
         this.checkLiveness(s.body.timestampMs as string, now);
@@ -289,6 +305,12 @@ export class ActivityService {
         effects.length = 0;
         const organization = await requireOrganization(tx, s.organizationId);
         const principal = await findPrincipal(tx, organization, s.stamp, now);
+        // A vote costs 1: its activity paid for what it carries when it was submitted.
+        await s.meter?.charge({
+          organizationId: organization.organizationId,
+          userId: principal.user.userId,
+          cost: 1,
+        });
         validateIntent(s.definition.type, s.parameters);
         requireSameOrganization(principal, organization);
 

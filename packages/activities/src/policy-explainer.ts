@@ -26,6 +26,7 @@ import type { Ids } from './ports/ids.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
 import { findPrincipal } from './principal.js';
+import type { RequestMeter } from './rate-limit/request-admission.js';
 import type { PolicyOutcomeRecord, PolicyRecord } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 
@@ -100,10 +101,12 @@ export class PolicyExplainer {
    * `{ organizationId, activity: {type, timestampMs, organizationId, parameters} }`.
    * The caller must be a user of the organization (or of its parent, who is then refused as
    * submit refuses them). Field pointers in a refusal's details are relative to the activity.
+   * With a `meter`, the dry run is charged (cost 1, like a query) to its user and organization
+   * once its stamp verified.
    * @throws KeyholdError the refusal submit would answer with, or BAD_REQUEST_BODY for a
    *   malformed request
    */
-  async explain(request: IncomingRequest): Promise<PolicyExplanation> {
+  async explain(request: IncomingRequest, meter?: RequestMeter): Promise<PolicyExplanation> {
     const { stamp, body, text } = await readSignedRequest(this.deps.verifier, request);
     const organizationId = organizationIdOf(body);
     const activity = activityOf(body, organizationId);
@@ -122,6 +125,11 @@ export class PolicyExplainer {
       await this.deps.store.transaction(async (tx) => {
         const organization = await requireOrganization(tx, organizationId);
         const principal = await findPrincipal(tx, organization, stamp, now);
+        await meter?.charge({
+          organizationId: organization.organizationId,
+          userId: principal.user.userId,
+          cost: 1,
+        });
         checkProposal(
           { definition, parameters, handler, organization, principal },
           this.precheckSettings,

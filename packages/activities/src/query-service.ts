@@ -11,6 +11,7 @@ import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
 import { findPrincipal, findWhoamiPrincipal } from './principal.js';
 import { QUERY_HANDLERS } from './queries/index.js';
+import type { RequestMeter } from './rate-limit/request-admission.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 
 export interface QueryServiceDeps {
@@ -31,8 +32,15 @@ export class QueryService {
     return Object.hasOwn(QUERY_HANDLERS, name);
   }
 
-  /** Runs the stamped body posted to `/public/v1/query/<name>`. */
-  async query(name: string, request: IncomingRequest): Promise<Record<string, unknown>> {
+  /**
+   * Runs the stamped body posted to `/public/v1/query/<name>`. With a `meter`, the query is
+   * charged (cost 1) to its user and organization once its stamp verified.
+   */
+  async query(
+    name: string,
+    request: IncomingRequest,
+    meter?: RequestMeter,
+  ): Promise<Record<string, unknown>> {
     const handler = QUERY_HANDLERS[name];
     if (!handler) throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
     const { stamp, body } = await readSignedRequest(this.deps.verifier, request);
@@ -48,6 +56,11 @@ export class QueryService {
         stamp,
         now,
       );
+      await meter?.charge({
+        organizationId: organization.organizationId,
+        userId: principal.user.userId,
+        cost: 1,
+      });
       return handler(
         {
           tx,

@@ -1,24 +1,25 @@
 /**
- * `handle()`: the transport-agnostic request path. Routes a raw request, meters it against
- * the rate limiter (when one is configured) before anything costly, hands it to the activity
- * or query service, and turns every outcome into a response — a KeyholdError into its Status
- * body and HTTP status, anything else into "internal server error (<id>)" with the details
- * only in the log.
+ * `handle()`: the transport-agnostic request path. Routes a raw request, meters its client
+ * address against the rate limiter (when one is configured) before anything costly, hands it
+ * to the activity or query service with a meter that charges its user and organization once
+ * the stamp verified (the order is `RequestAdmission`'s), and turns every outcome into a
+ * response — a KeyholdError into its Status body and HTTP status, a refusal by the limiter
+ * into a 429, anything else into "internal server error (<id>)" with the details only in the
+ * log.
  * @module
  */
 
 import {
   type ActivityService,
-  type Admission,
-  admit,
   laneOfRoute,
-  organizationIdOf,
   type PolicyExplainer,
   QueryService,
   type RateLimitDecision,
   type RateLimiter,
   RateLimiterUnavailableError,
+  type RateLimitRefusal,
   type RateLimitRules,
+  RequestAdmission,
   rateLimitedMessage,
   type Store,
   StoreUnavailableError,
@@ -142,6 +143,16 @@ const limitHeaders = (decision: RateLimitDecision): Record<string, string> => ({
   'ratelimit-reset': String(Math.ceil(decision.resetMs / 1000)),
 });
 
+/** The `ratelimit-*` headers of the tightest bucket the request was admitted by, if any. */
+function budgetHeaders(admission: RequestAdmission | undefined): Record<string, string> {
+  const budget = admission?.budget;
+  if (!budget) return {};
+  return {
+    ...limitHeaders(budget.decision),
+    'access-control-expose-headers': EXPOSED_LIMIT_HEADERS,
+  };
+}
+
 const withHeaders = (response: RawResponse, headers: Record<string, string>): RawResponse =>
   Object.keys(headers).length
     ? { ...response, headers: { ...response.headers, ...headers } }
@@ -159,8 +170,8 @@ export class KeyholdRequestHandler implements RequestHandler {
   constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
 
   async handle(request: RawRequest): Promise<RawResponse> {
-    // Set once the limiter admits the request: every answer after that reports the budget.
-    let budget: Record<string, string> = {};
+    // Set once the limiter admits the client: every answer after that reports the budget.
+    let admission: RequestAdmission | undefined;
     try {
       const { method, path } = request;
       if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
@@ -171,14 +182,31 @@ export class KeyholdRequestHandler implements RequestHandler {
       }
       const route = apiRouteOf(path);
       if (!route) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
-      if (this.deps.rateLimiting) {
-        const gate = await this.rateLimit(this.deps.rateLimiting, request, route);
-        if ('refusal' in gate) return gate.refusal;
-        budget = gate.budget;
+      const { rateLimiting } = this.deps;
+      if (rateLimiting) {
+        admission = new RequestAdmission(
+          rateLimiting.limiter,
+          rateLimiting.rules,
+          // A dry run reads and decides, writing nothing: it costs what a query costs.
+          laneOfRoute(route.kind === 'extension' ? 'query' : route.kind, route.name),
+        );
+        const refusal = await admission.admitClient(request.remoteAddress);
+        if (refusal) return this.tooManyRequests(rateLimiting, request, refusal);
       }
-      return withHeaders(await this.route(request, route), budget);
+      return withHeaders(await this.route(request, route, admission), budgetHeaders(admission));
     } catch (error) {
-      return withHeaders(this.failure(error, request), budget);
+      const { rateLimiting } = this.deps;
+      // The limiter's verdict wins over however the service's transaction reported it.
+      if (rateLimiting && admission?.refusal) {
+        return this.tooManyRequests(rateLimiting, request, admission.refusal);
+      }
+      const unavailable =
+        admission?.unavailable ??
+        (error instanceof RateLimiterUnavailableError ? error : undefined);
+      if (rateLimiting && unavailable) {
+        return this.limiterUnavailable(rateLimiting, request, unavailable);
+      }
+      return withHeaders(this.failure(error, request), budgetHeaders(admission));
     }
   }
 
@@ -208,12 +236,17 @@ export class KeyholdRequestHandler implements RequestHandler {
     return json(500, internalStatus(errorId));
   }
 
-  private async route(request: RawRequest, { kind, name }: ApiRoute): Promise<RawResponse> {
+  /** Runs the route; `meter` charges the verified request (absent: no rate limiting). */
+  private async route(
+    request: RawRequest,
+    { kind, name }: ApiRoute,
+    meter: RequestAdmission | undefined,
+  ): Promise<RawResponse> {
     const { method, path } = request;
     if (kind === 'extension') {
       if (path !== EXPLAIN_POLICIES_PATH) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
       if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
-      return json(200, await this.deps.explainer.explain(request));
+      return json(200, await this.deps.explainer.explain(request, meter));
     }
     if (kind === 'submit') {
       if (activityDefinitionsAt(name).length === 0) {
@@ -222,7 +255,7 @@ export class KeyholdRequestHandler implements RequestHandler {
         throw new KeyholdError('NOT_FOUND_ROUTE', { path });
       }
       if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
-      const activity = await this.deps.activities.submit(name, request);
+      const activity = await this.deps.activities.submit(name, request, meter);
       return json(200, { activity });
     }
     if (!QueryService.serves(name)) {
@@ -230,46 +263,14 @@ export class KeyholdRequestHandler implements RequestHandler {
       throw new KeyholdError('NOT_FOUND_ROUTE', { path });
     }
     if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
-    return json(200, await this.deps.queries.query(name, request));
+    return json(200, await this.deps.queries.query(name, request, meter));
   }
 
-  /**
-   * Request path step 3, before authentication: a refused request costs one bucket lookup
-   * per scope, never a signature verification or a Store transaction. Returns the refusal
-   * (429, or 503 when the limiter cannot answer), or the budget headers for the response.
-   */
-  private async rateLimit(
-    settings: RateLimiting,
-    request: RawRequest,
-    route: ApiRoute,
-  ): Promise<{ refusal: RawResponse } | { budget: Record<string, string> }> {
-    let admission: Admission;
-    try {
-      admission = await admit(settings.limiter, settings.rules, {
-        // A dry run reads and decides, writing nothing: it costs what a query costs.
-        lane: laneOfRoute(route.kind === 'extension' ? 'query' : route.kind, route.name),
-        clientAddress: request.remoteAddress,
-        organizationId: organizationIdOf(request.rawBody),
-      });
-    } catch (error) {
-      if (error instanceof RateLimiterUnavailableError)
-        return { refusal: this.limiterUnavailable(settings, request, error) };
-      throw error;
-    }
-    if (!admission.allowed) return { refusal: this.tooManyRequests(settings, request, admission) };
-    if (!admission.decision) return { budget: {} };
-    return {
-      budget: {
-        ...limitHeaders(admission.decision),
-        'access-control-expose-headers': EXPOSED_LIMIT_HEADERS,
-      },
-    };
-  }
-
+  /** 429: plain text by default, RFC 9457 problem details on request; nothing was done. */
   private tooManyRequests(
     settings: RateLimiting,
     request: RawRequest,
-    { lane, scope, decision }: Extract<Admission, { allowed: false }>,
+    { lane, scope, decision }: RateLimitRefusal,
   ): RawResponse {
     const message = rateLimitedMessage(lane, scope);
     const brand = settings.brand.toLowerCase();

@@ -1,10 +1,14 @@
 /**
- * Rate limiting through real HTTP (request path step 3): the published clients and plain
- * fetch against `startServer` with tight limits. The memory limiter runs on a manual clock,
- * so "waiting out Retry-After" is a clock step and nothing here depends on machine speed;
- * the Redis tests use Redis time with periods long enough that nothing refills mid-test.
+ * Rate limiting through real HTTP: the published clients, plain fetch, and `node:http` from
+ * several loopback addresses (127.0.0.x: the server sees each as its own client) against
+ * `startServer` with tight limits. The client address is metered before authentication, the
+ * user and organization only once the stamp verified, weighted by what the request carries.
+ * The memory limiter runs on a manual clock, so "waiting out Retry-After" is a clock step and
+ * nothing here depends on machine speed; the Redis tests use Redis time with periods long
+ * enough that nothing refills mid-test.
  */
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import type { RateLimiter, RateLimitOverrides } from '@keyhold/activities';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
@@ -68,12 +72,57 @@ async function post(
 const whoami = (url: string, organizationId: string, key: ApiKeyPair, headers = {}) =>
   post(url, '/public/v1/query/whoami', { organizationId }, key, headers);
 
-const createWallet = (organizationId: string, walletName: string) => ({
+/** Ethereum accounts m/44'/60'/0'/0/0 … n−1. */
+const ethereumAccounts = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    curve: 'CURVE_SECP256K1' as const,
+    pathFormat: 'PATH_FORMAT_BIP32' as const,
+    path: `m/44'/60'/0'/0/${i}`,
+    addressFormat: 'ADDRESS_FORMAT_ETHEREUM' as const,
+  }));
+
+const createWallet = (organizationId: string, walletName: string, accounts = 0) => ({
   type: 'ACTIVITY_TYPE_CREATE_WALLET' as const,
   timestampMs: String(Date.now()),
   organizationId,
-  parameters: { walletName, accounts: [] },
+  parameters: { walletName, accounts: ethereumAccounts(accounts) },
 });
+
+/**
+ * A POST sent from `localAddress` (any 127.0.0.x reaches the loopback listener), so the
+ * server's client address is that address.
+ */
+function postFrom(
+  localAddress: string,
+  url: string,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      `${url}${path}`,
+      { method: 'POST', localAddress, headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 function headersOf(response: Response): Record<string, string> {
   const out: Record<string, string> = {};
@@ -83,10 +132,11 @@ function headersOf(response: Response): Record<string, string> {
   return out;
 }
 
-/** Two per ten seconds per organization (one token every 5 s), in the query and activity lanes. */
+/** Two per ten seconds per organization (one token every 5 s), in every lane. */
 const TIGHT: RateLimitOverrides = {
   query: { organization: { limit: 2, periodMs: 10_000 } },
   activity: { organization: { limit: 2, periodMs: 10_000 } },
+  chain_expensive: { organization: { limit: 2, periodMs: 10_000 } },
 };
 
 describe('rate limiting over HTTP (memory limiter, manual clock)', () => {
@@ -152,7 +202,7 @@ describe('rate limiting over HTTP (memory limiter, manual clock)', () => {
     expect(after.headers.get('ratelimit-remaining')).toBe('0');
   });
 
-  it('an organization refused on the activity lane gets the catalogue sentence, and no activity is stored', async () => {
+  it('an organization refused on a write lane gets the catalogue sentence, and no activity is stored', async () => {
     const clock = manualClock();
     const { server, key, organizationId } = await serve(new MemoryRateLimiter({ clock }), TIGHT);
     const client = sdk(server.url, organizationId, key);
@@ -167,9 +217,9 @@ describe('rate limiting over HTTP (memory limiter, manual clock)', () => {
       { accept: PROBLEM },
     );
     expect(refused.status).toBe(429);
-    expect(refused.headers.get('x-keyhold-ratelimit-lane')).toBe('activity');
+    expect(refused.headers.get('x-keyhold-ratelimit-lane')).toBe('chain_expensive');
     expect(await refused.json()).toMatchObject({
-      lane: 'activity',
+      lane: 'chain_expensive',
       scope: 'organization',
       detail: expect.stringMatching(
         /^this organization cannot execute activities because it has been rate limited\./,
@@ -244,7 +294,7 @@ describe('rate limiting over HTTP (memory limiter, manual clock)', () => {
     ).toBe(429);
   });
 
-  it('chain_expensive is its own lane: signing transactions is metered apart from other writes', async () => {
+  it('chain_expensive is its own lane: signing and key derivation are metered apart from other writes', async () => {
     const clock = manualClock();
     const { server, key, organizationId } = await serve(new MemoryRateLimiter({ clock }), {
       chain_expensive: { organization: { limit: 1, periodMs: 60_000 } },
@@ -269,13 +319,28 @@ describe('rate limiting over HTTP (memory limiter, manual clock)', () => {
     const refused = await signTransaction();
     expect(refused.status).toBe(429);
     expect(refused.headers.get('x-keyhold-ratelimit-lane')).toBe('chain_expensive');
+    // Creating a wallet derives keys: the same lane, refused too.
     const wallet = await post(
       server.url,
       '/public/v1/submit/create_wallet',
       createWallet(organizationId, 'w'),
       key,
     );
-    expect(wallet.status).toBe(200);
+    expect(wallet.status).toBe(429);
+    expect(wallet.headers.get('x-keyhold-ratelimit-lane')).toBe('chain_expensive');
+    // Other writes are in the activity lane, with their own budget.
+    const tag = await post(
+      server.url,
+      '/public/v1/submit/create_private_key_tag',
+      {
+        type: 'ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG',
+        timestampMs: String(Date.now()),
+        organizationId,
+        parameters: { privateKeyTagName: 'tag', privateKeyIds: [] },
+      },
+      key,
+    );
+    expect(tag.status).toBe(200);
   });
 
   it('leaves /health, /ready and CORS preflight unmetered', async () => {
@@ -421,5 +486,168 @@ describe.skipIf(!withRedis)('rate limiting shared through Redis', () => {
     const body = (await refused.json()) as { retryAfterMs: number };
     expect(body.retryAfterMs).toBeGreaterThan(5000);
     expect(body.retryAfterMs).toBeLessThanOrEqual(10_000);
+  });
+});
+
+/** The limiters every "after authentication" test runs on. */
+const LIMITERS: [string, () => RateLimiter][] = [
+  ['memory limiter', () => new MemoryRateLimiter({ clock: manualClock() })],
+  ...(withRedis
+    ? [
+        [
+          'Redis limiter',
+          () =>
+            new RedisRateLimiter({ url: REDIS_URL, keyPrefix: `keyhold-test:${randomUUID()}:` }),
+        ] as [string, () => RateLimiter],
+      ]
+    : []),
+];
+
+describe.each(LIMITERS)('rate limits after authentication (%s)', (_name, newLimiter) => {
+  it('an invalid-stamp flood naming an organization from five addresses never refuses its users (issue #10, finding 6)', async () => {
+    // Periods long enough that nothing refills while the test runs, even on Redis time.
+    const { server, key, organizationId } = await serve(newLimiter(), {
+      query: {
+        ip: { limit: 40, periodMs: 6_000_000 },
+        organization: { limit: 40, periodMs: 6_000_000 },
+      },
+    });
+    const path = '/public/v1/query/whoami';
+    const body = JSON.stringify({ organizationId });
+    const stranger = generateApiKeyPair();
+    // What an attacker who knows the organization id can send: a valid signature by a key no
+    // user holds, the victim's own stamp lifted from another body, a malformed stamp, none.
+    const forgeries: Record<string, string>[] = [
+      { 'x-stamp': createApiKeyStamper(stranger.privateKey).stamp(body) },
+      { 'x-stamp': createApiKeyStamper(key.privateKey).stamp(`${body} `) },
+      { 'x-stamp': 'not-a-stamp' },
+      {},
+    ];
+    const attackers = ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5', '127.0.0.6'];
+    const flood = new Map(attackers.map((address) => [address, [] as number[]]));
+    const victim: { status: number; remaining: unknown }[] = [];
+    for (let round = 0; round < 30; round++) {
+      // Two forged requests from every attacker at once, then one request of the victim's.
+      await Promise.all(
+        attackers.flatMap((address) =>
+          [0, 1].map(async (j) => {
+            const forged = forgeries[(2 * round + j) % forgeries.length]!;
+            const res = await postFrom(address, server.url, path, body, forged);
+            if (res.status === 429) expect(res.headers['x-keyhold-ratelimit-scope']).toBe('ip');
+            flood.get(address)!.push(res.status);
+          }),
+        ),
+      );
+      const res = await postFrom('127.0.0.1', server.url, path, body, {
+        'x-stamp': createApiKeyStamper(key.privateKey).stamp(body),
+      });
+      victim.push({ status: res.status, remaining: res.headers['ratelimit-remaining'] });
+    }
+
+    // Every one of the victim's 30 requests answered; the organization spent only on them.
+    expect(victim.map((v) => v.status)).toEqual(new Array(30).fill(200));
+    expect(victim.at(-1)!.remaining).toBe('10');
+    // Each attacker address got its 40 through to authentication (all refused there), then 429.
+    for (const statuses of flood.values()) {
+      expect(statuses).toHaveLength(60);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+      expect(statuses.slice(0, 40).every((s) => s === 401)).toBe(true);
+    }
+  });
+
+  it('a user is metered apart from the other users of the organization', async () => {
+    const { server, key, organizationId } = await serve(newLimiter(), {
+      query: { user: { limit: 2, periodMs: 6_000_000 } },
+    });
+    const member = generateApiKeyPair();
+    const created = await post(
+      server.url,
+      '/public/v1/submit/create_users',
+      {
+        type: 'ACTIVITY_TYPE_CREATE_USERS_V3',
+        timestampMs: String(Date.now()),
+        organizationId,
+        parameters: {
+          users: [
+            {
+              userName: 'member',
+              apiKeys: [
+                { apiKeyName: 'm', publicKey: member.publicKey, curveType: 'API_KEY_CURVE_P256' },
+              ],
+              authenticators: [],
+              oauthProviders: [],
+              userTags: [],
+            },
+          ],
+        },
+      },
+      key,
+    );
+    expect(created.status).toBe(200);
+    for (let i = 0; i < 2; i++)
+      expect((await whoami(server.url, organizationId, member)).status).toBe(200);
+    const refused = await whoami(server.url, organizationId, member, { accept: PROBLEM });
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ lane: 'query', scope: 'user' });
+    expect((await whoami(server.url, organizationId, key)).status).toBe(200);
+  });
+
+  it('a 100-account CREATE_WALLET spends 100 units of the organization chain_expensive budget (issue #10, finding 2)', async () => {
+    // 150 units, one back every 10 s: nothing refills while the test runs.
+    const { server, key, organizationId } = await serve(newLimiter(), {
+      chain_expensive: { user: false, organization: { limit: 150, periodMs: 1_500_000 } },
+    });
+    const wallet = (name: string, accounts: number) =>
+      post(
+        server.url,
+        '/public/v1/submit/create_wallet',
+        createWallet(organizationId, name, accounts),
+        key,
+        { accept: PROBLEM },
+      );
+
+    const hundred = await wallet('hundred', 100);
+    expect(hundred.status).toBe(200);
+    expect(hundred.headers.get('ratelimit-limit')).toBe('150');
+    expect(hundred.headers.get('ratelimit-remaining')).toBe('50');
+    const { activity } = (await hundred.json()) as {
+      activity: { result: { createWalletResult: { addresses: string[] } } };
+    };
+    expect(activity.result.createWalletResult.addresses).toHaveLength(100);
+
+    // 51 accounts no longer fit; 50 do, and then one more does not.
+    const tooMany = await wallet('too many', 51);
+    expect(tooMany.status).toBe(429);
+    expect(await tooMany.json()).toMatchObject({ lane: 'chain_expensive', scope: 'organization' });
+    expect((await wallet('fifty', 50)).status).toBe(200);
+    const one = await wallet('one', 1);
+    expect(one.status).toBe(429);
+    // A read costs one unit of its own lane, whatever the wallets cost.
+    expect((await whoami(server.url, organizationId, key)).status).toBe(200);
+  });
+
+  it('a request costing more than the bucket holds is admitted from a full bucket and owes its cost', async () => {
+    // A bucket of 60 units, one back a second (Turnkey's 60/s budget, slowed 60 times).
+    const { server, key, organizationId } = await serve(newLimiter(), {
+      chain_expensive: { user: false, organization: { limit: 60, periodMs: 60_000 } },
+    });
+    const wallet = (name: string, accounts: number) =>
+      post(
+        server.url,
+        '/public/v1/submit/create_wallet',
+        createWallet(organizationId, name, accounts),
+        key,
+        { accept: PROBLEM },
+      );
+    const big = await wallet('big', 100);
+    expect(big.status).toBe(200);
+    expect(big.headers.get('ratelimit-remaining')).toBe('0');
+    // 100 units taken from 60: 40 s of debt, and one more unit is a further second.
+    const next = await wallet('next', 1);
+    expect(next.status).toBe(429);
+    const { retryAfterMs } = (await next.json()) as { retryAfterMs: number };
+    expect(retryAfterMs).toBeGreaterThan(39_000);
+    expect(retryAfterMs).toBeLessThanOrEqual(41_000);
+    expect(Number(next.headers.get('retry-after'))).toBe(Math.ceil(retryAfterMs / 1000));
   });
 });

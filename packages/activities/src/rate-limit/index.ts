@@ -1,13 +1,16 @@
 /**
- * Rate limiting in the domain: lanes, scopes, rules, admission, the GCRA reference model and
- * the RateLimiter contract. No I/O: the RateLimiter port does the counting.
+ * Rate limiting in the domain: lanes, scopes, rules, activity costs, admission and its order,
+ * the GCRA reference model and the RateLimiter contract. No I/O: the RateLimiter port does the counting.
  * @module
  */
+export { activityCost, MAX_ACTIVITY_COST, WEIGHTED_KINDS } from './activity-cost.js';
 export {
   type Admission,
-  type AdmissionRequest,
-  admit,
+  admitClient,
+  admitPrincipal,
   bucketKey,
+  type PrincipalCharge,
+  type RateLimitRefusal,
   rateLimitedMessage,
 } from './admission.js';
 export {
@@ -31,10 +34,11 @@ export {
   rateLimiterContract,
   replayAgainstModel,
 } from './rate-limiter-contract.js';
+export { RateLimitedError, RequestAdmission, type RequestMeter } from './request-admission.js';
 export {
   DEFAULT_RATE_LIMITS,
   type RateLimitOverrides,
   type RateLimitRules,
   rateLimitRules,
 } from './rules.js';
-export { ipBucketOf, organizationIdOf, RATE_LIMIT_SCOPES, type RateLimitScope } from './scopes.js';
+export { ipBucketOf, RATE_LIMIT_SCOPES, type RateLimitScope } from './scopes.js';

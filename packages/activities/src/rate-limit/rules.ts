@@ -1,7 +1,9 @@
 /**
  * Which rule meters each lane in each scope. The defaults start from Turnkey's published
  * limit, 60 requests per second counted per IP address and per organization, applied to every
- * lane (numbers and bucket sizes are not in the spec). Operators override any of them.
+ * lane (numbers and bucket sizes are not in the spec), and the same again per user, so the
+ * user scope changes nothing until an operator lowers it (to keep one user of a busy
+ * organization from spending its whole budget). Operators override any of them.
  * @module
  */
 import type { RateLimitRule } from '../ports/rate-limiter.js';
@@ -28,13 +30,15 @@ export type RateLimitOverrides = {
 };
 
 /**
- * 60 per second with a bucket of 60, per IP and per organization, in every lane.
+ * 60 per second with a bucket of 60, per IP, per user and per organization, in every lane.
+ * In the `chain_expensive` lane a unit is an account created or a payload signed, not a
+ * request (see `activityCost`).
  * @example
  * DEFAULT_RATE_LIMITS.activity.organization; // { limit: 60, periodMs: 1000, burst: 60 }
  */
 export const DEFAULT_RATE_LIMITS: RateLimitRules = (() => {
   const rule: RateLimitRule = { limit: 60, periodMs: 1000, burst: 60 };
-  const lane = { ip: rule, organization: rule };
+  const lane = { ip: rule, user: rule, organization: rule };
   return { query: lane, activity: lane, chain_expensive: lane };
 })();
 

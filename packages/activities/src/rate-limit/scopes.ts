@@ -1,26 +1,28 @@
 /**
- * Rate-limit scopes: whose bucket a request draws from. Both are read before authentication,
- * cheaply, from what the transport and the body say — nothing here is trusted for anything
- * but metering.
+ * Rate-limit scopes: whose bucket a request draws from. The client address is read before
+ * anything else, from what the transport says; the user and the organization only once the
+ * stamp has verified and its API key was found, so nobody can spend them by naming them.
  * @module
  */
 
 /**
- * `ip` (the client address) or `organization` (the body's `organizationId`).
+ * `ip` (the client address), `user` (the user whose API key stamped the request) or
+ * `organization` (the organization the request targets).
  * @example
  * const scope: RateLimitScope = 'organization';
  */
-export type RateLimitScope = 'ip' | 'organization';
+export type RateLimitScope = 'ip' | 'user' | 'organization';
 
 /**
- * Every scope, in the order a request draws from them.
+ * Every scope, in the order a request draws from them: the address before authentication,
+ * then the user and their organization after it (the user first, so a user refused for their
+ * own flood spends nothing of their organization's budget).
  * @example
- * RATE_LIMIT_SCOPES; // ['ip', 'organization']
+ * RATE_LIMIT_SCOPES; // ['ip', 'user', 'organization']
  */
-export const RATE_LIMIT_SCOPES: readonly RateLimitScope[] = ['ip', 'organization'];
+export const RATE_LIMIT_SCOPES: readonly RateLimitScope[] = ['ip', 'user', 'organization'];
 
 const IPV4 = /^\d{1,3}(?:\.\d{1,3}){3}$/;
-const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const HEXTET = /^[0-9a-fA-F]{1,4}$/;
 
 /** The eight hextets of an IPv6 address, or undefined when it is not one. */
@@ -76,24 +78,4 @@ export function ipBucketOf(address: string): string {
     return `${g >> 8}.${g & 0xff}.${h >> 8}.${h & 0xff}`;
   }
   return `${[a, b, c, d].map((x) => x.toString(16)).join(':')}::/64`;
-}
-
-/**
- * The `organizationId` of a request body, lower-cased, when the body is a JSON object whose
- * `organizationId` is a UUID. A malformed body has no organization scope: validation refuses
- * it after the limiter, and only the IP scope meters it.
- * @example
- * organizationIdOf(new TextEncoder().encode('{"organizationId":"0B3A…"}')); // '0b3a…'
- */
-export function organizationIdOf(rawBody: Uint8Array): string | undefined {
-  if (rawBody.length === 0) return undefined;
-  let body: unknown;
-  try {
-    body = JSON.parse(new TextDecoder().decode(rawBody));
-  } catch {
-    return undefined;
-  }
-  if (typeof body !== 'object' || body === null) return undefined;
-  const id = (body as { organizationId?: unknown }).organizationId;
-  return typeof id === 'string' && UUID.test(id) ? id.toLowerCase() : undefined;
 }
