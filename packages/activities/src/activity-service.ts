@@ -18,7 +18,12 @@
  * @module
  */
 
-import type { BundleSigner, KeyVault } from '@keyhold/keys';
+import {
+  type BundleSigner,
+  type CryptoWorkPool,
+  inlineCryptoWorkPool,
+  type KeyVault,
+} from '@keyhold/keys';
 import {
   type Activity,
   type ActivityDefinition,
@@ -90,6 +95,11 @@ export interface ActivityServiceOptions {
 export interface ActivityServiceDeps {
   store: Store;
   vault: KeyVault;
+  /**
+   * Where handlers run CPU-heavy public-key jobs (`ActivityContext.work`). Default: inline. The
+   * server passes the pool its vault derives in, so both draw from the same threads.
+   */
+  workPool?: CryptoWorkPool;
   /** Signs export and import bundles. Default: a random key (bundles die with the process). */
   signer?: BundleSigner;
   verifier: SignatureVerifier;
@@ -180,9 +190,11 @@ export class ActivityService {
   private readonly precheckSettings: PrecheckSettings;
 
   private readonly signer: BundleSigner;
+  private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
     this.signer = deps.signer ?? { privateKey: p256.utils.randomSecretKey() };
+    this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
     this.precheckSettings = {
@@ -458,6 +470,7 @@ export class ActivityService {
         organization,
         principal,
         vault: this.deps.vault,
+        work: this.workPool,
         signer: this.signer,
         ids: this.deps.ids,
         now,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { BundleSigner, KeyVault } from '@keyhold/keys';
+import type { BundleSigner, CryptoWorkPool, KeyVault } from '@keyhold/keys';
 import type { ActivityDefinition } from '@keyhold/protocol';
 import type { Ids } from '../ports/ids.js';
 import type { StoreTransaction } from '../ports/store.js';
@@ -17,6 +17,11 @@ export interface ActivityContext {
   readonly organization: OrganizationRecord;
   readonly principal: Principal;
   readonly vault: KeyVault;
+  /**
+   * Where CPU-heavy public-key work runs (addresses of many accounts: a Taproot tweak is a point
+   * multiplication): `ctx.work.run('addresses', …)`. Inline unless the server was given a pool.
+   */
+  readonly work: CryptoWorkPool;
   /** The server's signer key: signs export and import bundles. */
   readonly signer: BundleSigner;
   readonly ids: Ids;

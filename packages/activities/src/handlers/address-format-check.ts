@@ -1,7 +1,9 @@
 /**
  * Whether an address format fits a curve, asked before any key is made: derive an address
  * from a valid public key of the curve (its generator point), so the refusal is exactly the
- * one `deriveAddress` would give later.
+ * one `deriveAddress` would give later. The answer depends on the pair alone, so a pair that
+ * fits is remembered: a Taproot address costs a point multiplication, and a wallet of a hundred
+ * Taproot accounts would otherwise spend half a second on this check, on the request thread.
  * @module
  */
 import { deriveAddress } from '@keyhold/keys';
@@ -14,9 +16,17 @@ const SAMPLE_PUBLIC_KEY: Record<Curve, Uint8Array> = {
   CURVE_ED25519: hexToBytes('5866666666666666666666666666666666666666666666666666666666666666'),
 };
 
+/** `${format} ${curve}` of the pairs that derived an address (a few dozen at most). */
+const FITTING = new Set<string>();
+
 /**
  * @throws KeyholdError INVALID_ADDRESS_FORMAT (or INVALID_CURVE) as `deriveAddress` would
+ * @example
+ * assertAddressFormatFits('ADDRESS_FORMAT_BITCOIN_MAINNET_P2TR', 'CURVE_SECP256K1'); // fits
  */
 export function assertAddressFormatFits(format: AddressFormat, curve: Curve): void {
+  const pair = `${format} ${curve}`;
+  if (FITTING.has(pair)) return;
   deriveAddress(format, curve, SAMPLE_PUBLIC_KEY[curve]);
+  FITTING.add(pair); // only once it derived: an unknown format or curve never gets here
 }

@@ -2,7 +2,6 @@
  * CREATE_PRIVATE_KEYS (V1, V2): standalone keys generated inside the vault.
  * @module
  */
-import { deriveAddress } from '@keyhold/keys';
 import type { AddressFormat, Curve } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PrivateKeyRecord } from '../records.js';
@@ -30,10 +29,15 @@ export const createPrivateKeysHandler: ActivityHandler<{ privateKeys: PrivateKey
     for (const params of p.privateKeys) {
       const privateKeyTags = await requirePrivateKeyTags(ctx, params.privateKeyTags);
       const vaultKey = await ctx.vault.createKey(params.curve);
-      const addresses = [...new Set(params.addressFormats ?? [])].map((format) => ({
-        format,
-        address: deriveAddress(format, params.curve, vaultKey.publicKey),
-      }));
+      const formats = [...new Set(params.addressFormats ?? [])];
+      // In the server's CryptoWorkPool: a Taproot address is a point multiplication.
+      const [computed = []] =
+        formats.length === 0
+          ? []
+          : await ctx.work.run('addresses', {
+              items: [{ curve: params.curve, publicKey: vaultKey.publicKey, formats }],
+            });
+      const addresses = formats.map((format, i) => ({ format, address: computed[i] as string }));
       const record: PrivateKeyRecord = {
         organizationId: ctx.organization.organizationId,
         privateKeyId: ctx.ids.uuid(),
