@@ -34,9 +34,10 @@ const HELP = `usage: keyhold serve [options]
   --vault software|pkcs11           key vault (default software); pkcs11 reads
                                     KEYHOLD_PKCS11_MODULE, KEYHOLD_PKCS11_TOKEN_LABEL and
                                     KEYHOLD_PKCS11_PIN
-  --rate-limit memory|redis://…     meter requests per client IP and per organization (60/s
-                                    each, per lane) and answer 429 over it: in this process,
-                                    or in a Redis shared by instances (redis[s]://host:port)
+  --rate-limit memory|redis://…     meter requests per client IP, and once the stamp verified
+                                    per user and organization (60/s each, per lane), and
+                                    answer 429 over it: in this process, or in a Redis
+                                    shared by instances (redis[s]://host:port)
   --bootstrap-api-public-key HEX    create (once) a root organization holding this P-256 key
   --bootstrap-org-name NAME         its name (default Keyhold)
   --brand NAME                      the word in X-<Brand>-* headers: webhooks, rate limits
