@@ -82,7 +82,7 @@ export interface KeyholdOptions {
    * `ratelimit-*` headers are sent, which suits embedded use. Closed by `close()`.
    */
   rateLimiter?: RateLimiter;
-  /** Rules over the defaults (60 per second per IP, per user and per organization, every lane). */
+  /** Rules over the defaults (60/s per IP, per user and per organization, in every lane). */
   rateLimits?: RateLimitOverrides;
   /** The word in `X-<Brand>-*` headers, e.g. `X-Keyhold-RateLimit-Lane`. Default `Keyhold`. */
   brand?: string;
