@@ -19,7 +19,7 @@ import {
   systemClock,
 } from '@keyhold/activities';
 import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
-import { KeyVault } from '@keyhold/keys';
+import { CryptoWorkPool, inlineCryptoWorkPool, KeyVault } from '@keyhold/keys';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
 import { HttpWebhookTransport } from '@keyhold/webhook-transport-http';
@@ -90,7 +90,7 @@ export const DEFAULT_DOCS_URL = 'https://keyhold.dev/docs/errors';
  */
 export type RateLimitSettings = Omit<RateLimiting, 'limiter'>;
 
-/** Clock, Ids, Logger, the signer key and the webhook signing key. */
+/** Clock, Ids, Logger, the signer key, the webhook signing key and the inline CryptoWorkPool. */
 export const foundationModule = (
   signerKey: SignerKey = signerKeyFrom(),
   webhookKey: WebhookSigningKey = webhookSigningKey(crypto.getRandomValues(new Uint8Array(32))),
@@ -103,6 +103,8 @@ export const foundationModule = (
     bind(Logger).toConstantValue(stderrLogger());
     bind(SignerKey).toConstantValue(signerKey);
     bind(WebhookKey).toConstantValue(webhookKey);
+    // Embedded use computes on the caller's thread; `keyhold serve` rebinds a worker pool.
+    bind(CryptoWorkPool).toConstantValue(inlineCryptoWorkPool());
   });
 
 /** The in-memory Store. */
@@ -111,10 +113,15 @@ export const memoryStoreModule = () =>
     bind(Store).toConstantValue(new MemoryStore());
   });
 
-/** The software KeyVault under `masterKey` (32 bytes). */
+/** The software KeyVault under `masterKey` (32 bytes), deriving and signing in the CryptoWorkPool. */
 export const softwareVaultModule = (masterKey: Uint8Array) =>
   new ContainerModule(({ bind }) => {
-    bind(KeyVault).toConstantValue(new SoftwareKeyVault({ masterKey }));
+    bind(KeyVault)
+      .toDynamicValue(
+        (ctx) =>
+          new SoftwareKeyVault({ masterKey, workPool: ctx.get<CryptoWorkPool>(CryptoWorkPool) }),
+      )
+      .inSingletonScope();
   });
 
 /** Stamp verification: OpenSSL on Node (default), or the portable noble implementation. */
@@ -151,6 +158,7 @@ export const coreModule = () =>
           new ActivityService({
             store: ctx.get(Store),
             vault: ctx.get(KeyVault),
+            workPool: ctx.get<CryptoWorkPool>(CryptoWorkPool),
             signer: ctx.get<SignerKey>(SignerKey),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),

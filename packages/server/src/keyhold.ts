@@ -22,7 +22,7 @@ import {
   SignatureVerifier,
   Store,
 } from '@keyhold/activities';
-import { KeyVault } from '@keyhold/keys';
+import { CryptoWorkPool, KeyVault } from '@keyhold/keys';
 import type { RawRequest, RawResponse, RequestHandler } from '@keyhold/protocol';
 import { generateMasterKey } from '@keyhold/vault-software';
 import {
@@ -63,6 +63,15 @@ export interface KeyholdOptions {
   vault?: KeyVault;
   /** The software vault's 32-byte master key. Default: a random key (secrets die with the process). */
   masterKey?: Uint8Array;
+  /**
+   * Where CPU-heavy key work runs: derivation, Taproot tweaks, addresses, signatures. Default:
+   * inline, on the caller's thread — a wallet of a hundred accounts then holds the event loop
+   * for a few hundred milliseconds. Give a worker pool (`new PiscinaCryptoWorkPool()` of
+   * `@keyhold/worker-pool-piscina`; `keyhold serve` does) to keep requests answered meanwhile.
+   * The default software vault and the handlers use it; a `vault` you pass uses the pool you
+   * built it with. Closed by `close()`.
+   */
+  cryptoWorkPool?: CryptoWorkPool;
   /** Stamp verification. Default: OpenSSL (`@keyhold/crypto-node`). */
   verifier?: SignatureVerifier | 'openssl' | 'noble';
   clock?: Clock;
@@ -75,14 +84,13 @@ export interface KeyholdOptions {
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
   consensusExpiryMs?: number;
   /**
-   * Meters requests per lane — the client IP before authentication, the user and organization
-   * once the stamp verified, weighted by what the request carries — and answers 429 over the
-   * limit (`@keyhold/ratelimit-memory` for one instance,
+   * Meters requests before authentication, per lane and per client IP / organization, and
+   * answers 429 over the limit (`@keyhold/ratelimit-memory` for one instance,
    * `@keyhold/ratelimit-redis` for many). Default: none — nothing is limited and no
    * `ratelimit-*` headers are sent, which suits embedded use. Closed by `close()`.
    */
   rateLimiter?: RateLimiter;
-  /** Rules over the defaults (60/s per IP, per user and per organization, in every lane). */
+  /** Rules over the defaults (60 per second per IP and per organization in every lane). */
   rateLimits?: RateLimitOverrides;
   /** The word in `X-<Brand>-*` headers, e.g. `X-Keyhold-RateLimit-Lane`. Default `Keyhold`. */
   brand?: string;
@@ -195,20 +203,26 @@ export class Keyhold implements RequestHandler {
   }
 
   /**
-   * Closes the store, the rate limiter (a Redis connection), and the vault when it holds a
-   * resource (an HSM session).
+   * Closes the store, the rate limiter (a Redis connection), the vault when it holds a
+   * resource (an HSM session), then the CryptoWorkPool (its threads).
    */
   async close(): Promise<void> {
     this.beginDrain();
     await this.dispatcher?.stop(); // the run in flight finishes before the store closes
     const vault = this.container.get<KeyVault & { close?: () => Promise<void> }>(KeyVault);
     const limiter = this.container.get<RateLimiter>(RateLimiter, { optional: true });
+    const pool = this.container.get<CryptoWorkPool>(CryptoWorkPool);
     try {
-      await this.container.get<Store>(Store).close();
+      try {
+        await this.container.get<Store>(Store).close();
+      } finally {
+        await limiter?.close?.();
+      }
+      await vault.close?.();
     } finally {
-      await limiter?.close?.();
+      // Last, and whatever failed before: live worker threads would keep the process running.
+      await pool.close();
     }
-    await vault.close?.();
   }
 }
 
@@ -220,8 +234,11 @@ export class Keyhold implements RequestHandler {
  * const client = keyhold.client({ organizationId, apiPrivateKey: privateKey });
  * const { walletId } = await client.createWallet({ walletName: 'treasury', accounts: [...] });
  * @example
- * // Metered: 429 over 60 per second per client IP, per user and per organization.
+ * // Metered: 429 over 60 requests per second per client IP and per organization.
  * const limited = createKeyhold({ rateLimiter: new MemoryRateLimiter() });
+ * @example
+ * // Derivation, addresses and signatures on worker threads (closed by keyhold.close()).
+ * const pooled = createKeyhold({ cryptoWorkPool: new PiscinaCryptoWorkPool({ threads: 4 }) });
  */
 export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   const container = new Container({ defaultScope: 'Singleton' });
@@ -243,6 +260,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   };
   constant(Store, options.store);
   constant(KeyVault, options.vault);
+  constant(CryptoWorkPool, options.cryptoWorkPool);
   if (typeof options.verifier === 'object') constant(SignatureVerifier, options.verifier);
   constant(Clock, options.clock);
   constant(Ids, options.ids);
