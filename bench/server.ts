@@ -11,12 +11,19 @@
  * from KEYHOLD_MASTER_KEY). Prints one JSON line `{"url","organizationId","userId"}` on stdout
  * when it listens; SIGTERM or SIGINT closes it and exits 0.
  *
+ * Key crypto runs as `keyhold serve` runs it: in a piscina pool of one worker thread per core;
+ * BENCH_CRYPTO_THREADS=N sets the threads, and 0 runs it inline on the event loop (what an
+ * embedded `createKeyhold()` does by default).
+ *
  * Spawned by bench/run.ts; not meant to be run by hand (but it can be:
  * `tsx --conditions=keyhold-source bench/server.ts 02… data:/tmp/bench`).
  * @module
  */
 // The CLI's store selection (not a package export of @keyhold/server).
+import { availableParallelism } from 'node:os';
 import { openStore, type StoreChoice, silentLogger, startServer } from '@keyhold/server';
+// Not a dependency of the workspace root: imported by path, run from its sources by tsx.
+import { PiscinaCryptoWorkPool } from '../adapters/worker-pool-piscina/src/index.js';
 
 const usage = () => {
   process.stderr.write(
@@ -43,6 +50,11 @@ const opened = await openStore(choice!, {
   env: 'development',
   ...(masterKeyHex ? { masterKeyHex } : {}),
 });
+const threads = Number(process.env.BENCH_CRYPTO_THREADS ?? availableParallelism());
+if (!Number.isInteger(threads) || threads < 0) {
+  process.stderr.write('BENCH_CRYPTO_THREADS must be an integer ≥ 0\n');
+  process.exit(2);
+}
 const server = await startServer({
   host: '127.0.0.1',
   port: 0,
@@ -51,6 +63,8 @@ const server = await startServer({
   masterKey: opened.masterKey,
   bootstrapApiPublicKey: apiPublicKey,
   bootstrapOrganizationName: 'Bench',
+  // Closed with the server (Keyhold.close closes the pool last).
+  ...(threads > 0 ? { cryptoWorkPool: new PiscinaCryptoWorkPool({ threads }) } : {}),
 });
 process.stdout.write(
   `${JSON.stringify({ url: server.url, organizationId: server.organizationId, userId: server.userId })}\n`,
