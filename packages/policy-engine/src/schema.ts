@@ -138,7 +138,9 @@ const TRON_PERMISSION = struct('TronPermission', {
   threshold: INT,
   parent_id: INT,
   operations: STRING,
-  keys: listOf(TRON_KEY),
+  // Tron allows at most 5 keys per permission and 8 active permissions per account; a
+  // transaction carries one contract (bounded at 4 here). The cost estimate assumes these.
+  keys: listOf(TRON_KEY, 5),
 });
 const TRON_CONTRACT = struct('TronContract', {
   type: STRING,
@@ -160,7 +162,7 @@ const TRON_CONTRACT = struct('TronContract', {
   unfreeze_balance: INT,
   owner: TRON_PERMISSION,
   witness: TRON_PERMISSION,
-  actives: listOf(TRON_PERMISSION),
+  actives: listOf(TRON_PERMISSION, 8),
 });
 const TRON_TRANSACTION = struct('TronTransaction', {
   ref_block_bytes: STRING,
@@ -169,7 +171,7 @@ const TRON_TRANSACTION = struct('TronTransaction', {
   timestamp: INT,
   data: STRING,
   fee_limit: INT,
-  contract: listOf(TRON_CONTRACT),
+  contract: listOf(TRON_CONTRACT, 4),
 });
 
 const BITCOIN_INPUT = struct('BitcoinTxInput', { tx_id: STRING, vout: INT, sequence: INT });
