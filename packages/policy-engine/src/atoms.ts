@@ -12,7 +12,7 @@
  * replace (compile.ts), including every error; the differential test holds them to it.
  */
 import type { Checked } from './checked.js';
-import type { Env } from './compile.js';
+import type { Env } from './env.js';
 import type { PathRegistry, PathSpec } from './paths.js';
 import type { PolicyField } from './policy-error.js';
 import {

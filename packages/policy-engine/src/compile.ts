@@ -20,7 +20,8 @@ import { type Atom, atomOf, evalAtom, pathOf } from './atoms.js';
 import type { Checked, CheckedExpression } from './checked.js';
 import { localCost } from './cost.js';
 import { cronSpanActive, type ZoneClock, zoneClock } from './cron-span.js';
-import type { PathFault, PathRegistry, PathSpec } from './paths.js';
+import type { Env } from './env.js';
+import type { PathRegistry, PathSpec } from './paths.js';
 import type { PolicyField } from './policy-error.js';
 import {
   charge,
@@ -28,31 +29,13 @@ import {
   describeValue,
   dynamic,
   dynamicEquals,
-  type ErrorClass,
   FAULT,
   type Fault,
-  type FaultSink,
   indexInto,
   isScalarValue,
   raise,
-  type StepMeter,
 } from './runtime.js';
 import type { Type } from './types.js';
-
-/** What a compiled expression reads (keyword roots, lambda slots, the time) and where it
- *  records an error. */
-export interface Env extends FaultSink, StepMeter {
-  readonly roots: Readonly<Record<string, unknown>>;
-  /** Hydrated keyword paths, by {@link PathSpec.index}. */
-  readonly paths: unknown[];
-  /** For a path that could not be read, its fault (same index); undefined otherwise. Kept
-   *  apart from `paths` so reading a path costs two array loads and no type test. */
-  readonly pathFaults: (PathFault | undefined)[];
-  readonly vars: unknown[];
-  readonly nowMs: number;
-  fault: ErrorClass | undefined;
-  faultMessage: string;
-}
 
 /** A compiled node: its value, or FAULT with the error recorded on `env`. */
 export type Compiled = (env: Env) => unknown;

@@ -14,8 +14,9 @@ import {
 import { evalNode, referenceEvaluate } from './__testing__/reference-evaluator.js';
 import { strip } from './__testing__/strip.js';
 import { checkExpression } from './checker.js';
-import { compileExpression, type Env } from './compile.js';
+import { compileExpression } from './compile.js';
 import type { EvaluationContext } from './context.js';
+import type { Env } from './env.js';
 import { formatExpression } from './format.js';
 import { parseExpression } from './parser.js';
 import { PathFault, PathRegistry, type PathSpec, readPath } from './paths.js';

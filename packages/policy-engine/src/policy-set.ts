@@ -15,7 +15,7 @@
 import type { Effect } from '@keyhold/protocol';
 import { BoundedCache } from './bounded-cache.js';
 import { checkExpression } from './checker.js';
-import { type CompiledPredicate, compileExpression, type Env } from './compile.js';
+import { type CompiledPredicate, compileExpression } from './compile.js';
 import type { EvaluationContext } from './context.js';
 import { COST_BUDGET, DECISION_BUDGET } from './cost.js';
 import {
@@ -25,6 +25,7 @@ import {
   type PolicyOutcome,
   verdictOf,
 } from './decision.js';
+import type { Env } from './env.js';
 import { parseExpression } from './parser.js';
 import { PathFault, PathRegistry, type PathSpec, readPath } from './paths.js';
 import { fieldText, POLICY_FIELDS, type PolicyInput, presentText } from './policy.js';
