@@ -2,6 +2,7 @@
  * `keyhold serve`.
  * @module
  */
+import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   BootstrapConflictError,
@@ -12,6 +13,7 @@ import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
+import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { DataDirectoryError } from '../data-directory.js';
 import { stderrLogger } from '../logger.js';
 import { type RunningServer, startServer } from '../serve.js';
@@ -34,6 +36,9 @@ const HELP = `usage: keyhold serve [options]
   --vault software|pkcs11           key vault (default software); pkcs11 reads
                                     KEYHOLD_PKCS11_MODULE, KEYHOLD_PKCS11_TOKEN_LABEL and
                                     KEYHOLD_PKCS11_PIN
+  --crypto-threads N                worker threads for key derivation, addresses and
+                                    signatures, so heavy requests do not stall the others
+                                    (default: one per core); 0 runs them on the event loop
   --rate-limit memory|redis://…     meter requests per client IP, and once the stamp verified
                                     per user and organization (60/s each, per lane), and
                                     answer 429 over it: in this process, or in a Redis
@@ -99,6 +104,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       http: { type: 'string', default: 'express' },
       vault: { type: 'string', default: 'software' },
       'rate-limit': { type: 'string' },
+      'crypto-threads': { type: 'string' },
       'bootstrap-api-public-key': { type: 'string' },
       'bootstrap-org-name': { type: 'string', default: 'Keyhold' },
       brand: { type: 'string', default: 'Keyhold' },
@@ -137,6 +143,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`keyhold serve: --port must be 0–65535, got "${values.port}"\n`);
+    return 2;
+  }
+  const threadsFlag = values['crypto-threads'];
+  const threads = threadsFlag === undefined ? availableParallelism() : Number(threadsFlag);
+  if (threadsFlag !== undefined && (!/^\d{1,3}$/.test(threadsFlag) || threads > 256)) {
+    process.stderr.write(`keyhold serve: --crypto-threads must be 0–256, got "${threadsFlag}"\n`);
     return 2;
   }
   const masterKeyHex = process.env.KEYHOLD_MASTER_KEY;
@@ -194,10 +206,15 @@ export async function runServeCommand(args: string[]): Promise<number> {
   if (store.kind === 'memory')
     logger.warn('state is kept in memory: it is lost when the server stops');
 
+  // Closed by server.close() (Keyhold.close closes it last), or here if the start fails.
+  const cryptoWorkPool = threads > 0 ? new PiscinaCryptoWorkPool({ threads }) : undefined;
+  if (cryptoWorkPool) opened.push(() => cryptoWorkPool.close());
+  logger.info('crypto work pool', { kind: cryptoWorkPool?.kind ?? 'inline', threads });
+
   let vault: Pkcs11KeyVault | undefined;
   if (values.vault === 'pkcs11') {
     try {
-      vault = await openPkcs11KeyVault();
+      vault = await openPkcs11KeyVault(cryptoWorkPool ? { workPool: cryptoWorkPool } : {});
     } catch (error) {
       return fail(`--vault pkcs11: ${messageOf(error)}`);
     }
@@ -235,6 +252,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       store: store.store,
       masterKey: store.masterKey,
       ...(vault ? { vault } : {}),
+      ...(cryptoWorkPool ? { cryptoWorkPool } : {}),
       ...(bootstrapKey ? { bootstrapApiPublicKey: bootstrapKey } : {}),
       bootstrapOrganizationName: values['bootstrap-org-name'],
       ...(rateLimiter ? { rateLimiter } : {}),
