@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type CryptoWorkPool,
   deriveAddress,
@@ -130,6 +133,7 @@ describe.each<[string, CryptoWorkPool]>([
 describe('PiscinaCryptoWorkPool', () => {
   it('runs jobs on `threads` worker threads, and close drains the queue', async () => {
     const pool = new PiscinaCryptoWorkPool({ threads: 2 });
+    await pool.ready();
     expect(pool.liveThreads).toBe(2); // started with the pool, not on the first request
     const jobs = Array.from({ length: 12 }, (_, i) =>
       pool.run('deriveKey', {
@@ -155,5 +159,27 @@ describe('PiscinaCryptoWorkPool', () => {
 
   it('refuses a pool without threads', () => {
     expect(() => new PiscinaCryptoWorkPool({ threads: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('PiscinaCryptoWorkPool whose workers cannot start', () => {
+  it('rejects every job with the reason instead of queueing it forever, and closes', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keyhold-worker-'));
+    const filename = join(dir, 'broken-worker.mjs');
+    writeFileSync(filename, "throw new Error('cannot load the key code');\n");
+    const pool = new PiscinaCryptoWorkPool({ threads: 1, worker: { filename } });
+    try {
+      await expect(pool.ready()).rejects.toThrow(
+        'crypto worker pool: a worker failed to start: cannot load the key code',
+      );
+      const seed = ABANDON.slice();
+      await expect(
+        pool.run('deriveKey', { seed, curve: 'CURVE_SECP256K1', path: "m/86'/0'/0'/0/0" }),
+      ).rejects.toThrow('a worker failed to start');
+      expect(seed.every((b) => b === 0)).toBe(true); // consumed even so
+    } finally {
+      await pool.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

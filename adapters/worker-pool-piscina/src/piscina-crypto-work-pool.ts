@@ -28,6 +28,11 @@ import { errorOf, type JobAnswer } from './job-messages.js';
 export interface PiscinaCryptoWorkPoolOptions {
   /** How many worker threads. Default: `os.availableParallelism()`. At least 1. */
   readonly threads?: number;
+  /**
+   * The worker's entry module and its Node flags. Default: `crypto-worker.js` beside this file
+   * (from a build), or `crypto-worker-source.mjs` under tsx (from sources). For tests.
+   */
+  readonly worker?: { readonly filename: string; readonly execArgv?: readonly string[] };
 }
 
 /** Running from TypeScript sources (vitest, tsx) rather than from a build. */
@@ -64,6 +69,9 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
   /** Jobs accepted and not yet answered: `close()` waits for them (piscina's own close does not
    * wait for jobs still queued). */
   readonly #pending = new Set<Promise<unknown>>();
+  /** Resolves once a worker has answered a first job; rejects if a worker cannot start. */
+  readonly #started: Promise<void>;
+  #broken = false;
 
   constructor(options: PiscinaCryptoWorkPoolOptions = {}) {
     const threads = options.threads ?? availableParallelism();
@@ -71,10 +79,10 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
       throw new RangeError(`worker pool: threads must be an integer ≥ 1, got ${threads}`);
     }
     this.threads = threads;
-    const { filename, execArgv } = workerEntry();
+    const { filename, execArgv } = options.worker ?? workerEntry();
     this.#piscina = new Piscina({
       filename,
-      execArgv,
+      execArgv: [...(execArgv ?? [])],
       name: 'default',
       // Started now and kept: a worker that loads the key code on demand would add its
       // start-up (tens of ms from a build, about a second from sources) to a request.
@@ -84,6 +92,35 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
       // Jobs are CPU-bound: one at a time per worker.
       concurrentTasksPerWorker: 1,
     });
+    // A worker that cannot load its code never takes a job: without this, every job would wait
+    // in the queue forever. Piscina reports it (and a worker that dies between jobs, which it
+    // replaces) as an 'error' event; one before the first answer means the pool cannot work.
+    let startFailed: (error: Error) => void = () => {};
+    const failure = new Promise<never>((_, reject) => {
+      startFailed = reject;
+    });
+    this.#piscina.on('error', (error: unknown) => {
+      startFailed(error instanceof Error ? error : new Error(String(error)));
+    });
+    const probe = this.#piscina.run({ task: { name: 'addresses', input: { items: [] } } });
+    this.#started = Promise.race([probe, failure]).then(
+      () => undefined,
+      (error: Error) => {
+        this.#broken = true;
+        throw new Error(`crypto worker pool: a worker failed to start: ${error.message}`);
+      },
+    );
+    this.#started.catch(() => {}); // reported to every run, and by ready()
+  }
+
+  /**
+   * Resolves once a worker has run a first job; rejects, with the reason, when the workers
+   * cannot start (then every `run` rejects the same way instead of waiting).
+   * @example
+   * await pool.ready(); // at start-up, to fail early
+   */
+  ready(): Promise<void> {
+    return this.#started;
   }
 
   /** Jobs waiting for a worker. */
@@ -114,6 +151,12 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
       moved[field] = copy;
       transferList.push(copy.buffer);
     }
+    try {
+      await this.#started;
+    } catch (error) {
+      for (const buffer of transferList) new Uint8Array(buffer).fill(0);
+      throw error;
+    }
     const job = this.#piscina.run({ task: { name, input: moved } } as never, { transferList });
     this.#pending.add(job);
     let answer: JobAnswer;
@@ -129,6 +172,8 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
   /** Lets every queued and running job finish, then stops the workers. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      // Workers that never started hold no job worth waiting for (the probe waits forever).
+      if (this.#broken) return this.#piscina.close({ force: true });
       while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
       await this.#piscina.close();
     })();
