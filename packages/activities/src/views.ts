@@ -7,7 +7,7 @@ import {
   type Activity,
   type ApiKey,
   activityDefinitionOf,
-  type CredentialType,
+  CREDENTIAL_TYPE_OF_API_KEY_CURVE,
   type Policy,
   type PolicyEvaluation,
   type PrivateKey,
@@ -34,15 +34,9 @@ import type {
   WebhookEndpointRecord,
 } from './records.js';
 
-const CREDENTIAL_TYPE: Record<ApiKeyRecord['curve'], CredentialType> = {
-  API_KEY_CURVE_P256: 'CREDENTIAL_TYPE_API_KEY_P256',
-  API_KEY_CURVE_SECP256K1: 'CREDENTIAL_TYPE_API_KEY_SECP256K1',
-  API_KEY_CURVE_ED25519: 'CREDENTIAL_TYPE_API_KEY_ED25519',
-};
-
 export function apiKeyView(key: ApiKeyRecord): ApiKey {
   return {
-    credential: { publicKey: key.publicKey, type: CREDENTIAL_TYPE[key.curve] },
+    credential: { publicKey: key.publicKey, type: CREDENTIAL_TYPE_OF_API_KEY_CURVE[key.curve] },
     apiKeyId: key.apiKeyId,
     apiKeyName: key.apiKeyName,
     createdAt: timestampOf(key.createdAt),

@@ -251,6 +251,18 @@ export const CREDENTIAL_TYPES = [
 ] as const;
 export type CredentialType = (typeof CREDENTIAL_TYPES)[number];
 
+/**
+ * The credential type of an API key of each curve (`apiKey.credential.type`, and the
+ * `credentials` keyword of consensus conditions).
+ * @example
+ * CREDENTIAL_TYPE_OF_API_KEY_CURVE.API_KEY_CURVE_P256; // 'CREDENTIAL_TYPE_API_KEY_P256'
+ */
+export const CREDENTIAL_TYPE_OF_API_KEY_CURVE: Readonly<Record<ApiKeyCurve, CredentialType>> = {
+  API_KEY_CURVE_P256: 'CREDENTIAL_TYPE_API_KEY_P256',
+  API_KEY_CURVE_SECP256K1: 'CREDENTIAL_TYPE_API_KEY_SECP256K1',
+  API_KEY_CURVE_ED25519: 'CREDENTIAL_TYPE_API_KEY_ED25519',
+};
+
 export const TRANSACTION_TYPES = [
   'TRANSACTION_TYPE_ETHEREUM',
   'TRANSACTION_TYPE_SOLANA',

@@ -5,15 +5,9 @@
  * @module
  */
 import type { ConsensusContext, PolicyCredential, PolicyUser } from '@keyhold/policy-engine';
-import type { CredentialType } from '@keyhold/protocol';
+import { CREDENTIAL_TYPE_OF_API_KEY_CURVE, type CredentialType } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
 import type { ApiKeyRecord, UserRecord, VoteRecord } from '../records.js';
-
-const CREDENTIAL_TYPE_OF_CURVE: Record<ApiKeyRecord['curve'], CredentialType> = {
-  API_KEY_CURVE_P256: 'CREDENTIAL_TYPE_API_KEY_P256',
-  API_KEY_CURVE_SECP256K1: 'CREDENTIAL_TYPE_API_KEY_SECP256K1',
-  API_KEY_CURVE_ED25519: 'CREDENTIAL_TYPE_API_KEY_ED25519',
-};
 
 const CREDENTIAL_TYPE_OF_SCHEME: Readonly<Record<string, CredentialType>> = {
   SIGNATURE_SCHEME_TK_API_P256: 'CREDENTIAL_TYPE_API_KEY_P256',
@@ -37,7 +31,7 @@ export function policyCredentialOfApiKey(key: ApiKeyRecord): PolicyCredential {
   return {
     id: key.apiKeyId,
     user_id: key.userId,
-    type: CREDENTIAL_TYPE_OF_CURVE[key.curve],
+    type: CREDENTIAL_TYPE_OF_API_KEY_CURVE[key.curve],
     public_key: key.publicKey,
   };
 }

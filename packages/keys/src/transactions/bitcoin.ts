@@ -23,7 +23,7 @@
  * @module
  */
 import { schnorr } from '@noble/curves/secp256k1.js';
-import { bytesToHex, equalBytes } from '@noble/curves/utils.js';
+import { bytesToHex, concatBytes, equalBytes } from '@noble/curves/utils.js';
 import { getInputType, OutScript, Script, SigHash, Transaction } from '@scure/btc-signer';
 import { hash160, taprootTweakPubkey } from '@scure/btc-signer/utils.js';
 import { type DigestSigner, derSignature, signRecoverable } from './secp256k1-signature.js';
@@ -330,7 +330,7 @@ export async function signBitcoinTransaction(
   for (const plan of plans) {
     if (plan.kind === 'ecdsa') {
       const signature = await signRecoverable(sign, plan.digest, publicKey);
-      const sig = concat(derSignature(signature), Uint8Array.of(plan.sighash));
+      const sig = concatBytes(derSignature(signature), Uint8Array.of(plan.sighash));
       tx.updateInput(plan.index, { partialSig: [[publicKey, sig]] }, true);
     } else {
       const signature = await signSchnorr!(plan.digest, plan.merkleRoot);
@@ -340,16 +340,9 @@ export async function signBitcoinTransaction(
       const tapKeySig =
         plan.sighash === SigHash.DEFAULT
           ? signature
-          : concat(signature, Uint8Array.of(plan.sighash));
+          : concatBytes(signature, Uint8Array.of(plan.sighash));
       tx.updateInput(plan.index, { tapKeySig }, true);
     }
   }
   return tx.toPSBT();
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

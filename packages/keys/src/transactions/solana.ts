@@ -24,7 +24,7 @@
  * @module
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { bytesToHex, equalBytes } from '@noble/curves/utils.js';
+import { bytesToHex, concatBytes, equalBytes } from '@noble/curves/utils.js';
 import { base58 } from '@scure/base';
 import type { RawSignature } from '../key-vault.js';
 import { failedToParse, signerNotInTransaction } from './transaction-input.js';
@@ -365,7 +365,7 @@ export async function signSolanaTransaction(
   }
   const signatures = parsed.signatures.map((s) => Uint8Array.from(s));
   for (const slot of slots) signatures[slot] = signature;
-  return concat([compactU16(signatures.length), ...signatures, parsed.messageBytes]);
+  return concatBytes(compactU16(signatures.length), ...signatures, parsed.messageBytes);
 }
 
 /**
@@ -388,16 +388,6 @@ export function compactU16(value: number): Uint8Array {
     }
     out.push(low | 0x80);
   }
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 interface ResolvedAccount {

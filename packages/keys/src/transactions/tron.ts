@@ -18,7 +18,7 @@
  * @module
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { bytesToHex, concatBytes } from '@noble/hashes/utils.js';
 import { base58check } from '../address-bitcoin.js';
 import { compactSignature, type DigestSigner, signRecoverable } from './secp256k1-signature.js';
 import { failedToParse } from './transaction-input.js';
@@ -447,13 +447,13 @@ export async function signTronTransaction(
   const sig65 = new Uint8Array(65);
   sig65.set(compactSignature(signature));
   sig65[64] = 27 + signature.recovery;
-  return concat([
+  return concatBytes(
     Uint8Array.of(0x0a),
     varint(parsed.rawData.length),
     parsed.rawData,
     Uint8Array.of(0x12, 65),
     sig65,
-  ]);
+  );
 }
 
 function varint(value: number): Uint8Array {
@@ -465,14 +465,4 @@ function varint(value: number): Uint8Array {
   }
   out.push(rest);
   return Uint8Array.from(out);
-}
-
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
