@@ -242,6 +242,14 @@ export async function runServeCommand(args: string[]): Promise<number> {
     logger.info('rate limiter', { kind: 'redis', url: shown });
   }
 
+  // The workers started with the pool, beside the steps above; a worker that cannot load its
+  // code fails the start here rather than every request later.
+  try {
+    await cryptoWorkPool?.ready();
+  } catch (error) {
+    return fail(`--crypto-threads: ${messageOf(error)}; --crypto-threads 0 runs the work inline`);
+  }
+
   let server: RunningServer;
   try {
     server = await startServer({
