@@ -53,8 +53,8 @@ function workerEntry(): { filename: string; execArgv: string[] } {
 }
 
 /**
- * The pool. One per process is enough: several Keyhold instances may share it (its owner closes
- * it once, after them).
+ * The pool. Give each Keyhold instance its own: `Keyhold.close()` closes the pool it was given
+ * (a vault you open with it uses it too, and closes before it).
  * @example
  * const pool = new PiscinaCryptoWorkPool({ threads: 2 });
  * const vault = new SoftwareKeyVault({ masterKey, workPool: pool });
