@@ -37,6 +37,17 @@ export {
 export { fingerprintOf } from './properties/same-body-same-activity.js';
 export { STAMP_MISSING_MESSAGE } from './properties/tampered-requests-401.js';
 export {
+  COSTLY_CONDITION,
+  FAIRNESS_BOUND_MS,
+  type FairnessFigures,
+  type FairnessOptions,
+  FLOOD_KINDS,
+  type FloodKind,
+  type LatencySummary,
+  measureFairness,
+  tenantFairness,
+} from './properties/tenant-fairness.js';
+export {
   type ConformanceProperty,
   DEFAULT_NUM_RUNS,
   fcParameters,

@@ -3,7 +3,7 @@
  * @module
  */
 import { parseArgs } from 'node:util';
-import { runConformance } from '@keyhold/conformance';
+import { conformanceProperties, runConformance, tenantFairness } from '@keyhold/conformance';
 
 export async function runConformanceCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -14,11 +14,13 @@ export async function runConformanceCommand(args: string[]): Promise<number> {
       'api-private-key': { type: 'string' },
       'organization-id': { type: 'string' },
       runs: { type: 'string', default: '25' },
+      fairness: { type: 'boolean' },
     },
   });
   if (!values.url || !values['api-private-key'] || !values['organization-id']) {
     process.stderr.write(
-      'usage: keyhold conformance --url URL --api-private-key HEX --organization-id ID [--runs N]\n',
+      'usage: keyhold conformance --url URL --api-private-key HEX --organization-id ID [--runs N] [--fairness]\n' +
+        '  --fairness  also run tenant-fairness: flood from a sub-organization, measure p99 (a load test)\n',
     );
     return 2;
   }
@@ -27,6 +29,7 @@ export async function runConformanceCommand(args: string[]): Promise<number> {
     apiPrivateKey: values['api-private-key'],
     organizationId: values['organization-id'],
     numRuns: Number(values.runs),
+    ...(values.fairness ? { properties: [...conformanceProperties, tenantFairness] } : {}),
     log: (line) => process.stdout.write(`${line}\n`),
   });
   return report.failed === 0 ? 0 : 1;
