@@ -3,12 +3,13 @@
  * tests use to get a real listening server.
  * @module
  */
-import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeyholdRouter } from '@keyhold/http-express';
-import { createKeyholdMiddleware } from '@keyhold/http-koa';
+import { createKeyholdMiddleware, isClientDisconnect } from '@keyhold/http-koa';
 import express from 'express';
 import Koa from 'koa';
+import { createHttpServer, type HttpServerLimits, resolveHttpServerLimits } from './http-server.js';
 import { createKeyhold, type Keyhold, type KeyholdOptions } from './keyhold.js';
 import { Logger } from './logger.js';
 
@@ -19,7 +20,11 @@ import { Logger } from './logger.js';
  */
 export type HttpAdapterKind = 'express' | 'koa';
 
-export interface ServeOptions extends KeyholdOptions {
+/**
+ * What `startServer` takes: Keyhold's own options, the node:http server's limits (timeouts,
+ * connection cap, header size; see HttpServerLimits for the defaults), and where to listen.
+ */
+export interface ServeOptions extends KeyholdOptions, HttpServerLimits {
   host?: string;
   /** 0 picks a free port. Default 8080. */
   port?: number;
@@ -54,8 +59,13 @@ function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): RequestListen
     // fallThrough: false — nothing else is mounted, so unknown paths get Keyhold's 404 Status.
     app.use(createKeyholdMiddleware(keyhold, { fallThrough: false }));
     // Faults the middleware turned into 500 Status bodies: log them as Keyhold does (no stack).
+    // Koa also reports a client resetting its connection mid-request: not a fault.
     const logger = keyhold.container.get<Logger>(Logger);
     app.on('error', (error: Error, ctx?: Koa.Context) => {
+      if (isClientDisconnect(error)) {
+        logger.info('client disconnected', { error: `${error.name}: ${error.message}` });
+        return;
+      }
       logger.error('request failed', {
         errorId: ctx?.state.keyholdErrorId,
         error: `${error.name}: ${error.message}`,
@@ -80,6 +90,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const http = options.http ?? 'express';
   if (http !== 'express' && http !== 'koa')
     throw new TypeError(`http must be express or koa, got "${String(http)}"`);
+  const limits = resolveHttpServerLimits(options);
   const keyhold = options.keyhold ?? createKeyhold(options);
   let organizationId: string | undefined;
   let userId: string | undefined;
@@ -91,7 +102,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     organizationId = result.organizationId;
     userId = result.userId;
   }
-  const server: Server = createServer(requestListener(http, keyhold));
+  const edge = createHttpServer(
+    requestListener(http, keyhold),
+    limits,
+    keyhold.container.get<Logger>(Logger),
+  );
+  const server: Server = edge.server;
   // Responses not yet written when draining begins say `Connection: close`, so that their
   // keep-alive sockets end with them rather than idle until keepAliveTimeout holds close() up.
   let draining = false;
@@ -109,7 +125,6 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       resolve();
     });
   });
-  server.keepAliveTimeout = 5_000;
   const webhookIntervalMs = options.webhookIntervalMs ?? 1_000;
   if (webhookIntervalMs > 0) keyhold.startWebhookDelivery(webhookIntervalMs);
   const { port } = server.address() as AddressInfo;
@@ -123,6 +138,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       keyhold.beginDrain();
       draining = true;
       for (const res of inFlight) if (!res.headersSent) res.setHeader('connection', 'close');
+      edge.expireStalledWhileDraining();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
