@@ -22,6 +22,7 @@ export {
   softwareVaultModule,
 } from './container-modules.js';
 export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
+export { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
 export { createKeyhold, Keyhold, type KeyholdOptions } from './keyhold.js';
 export {
   KeyholdActivityError,
