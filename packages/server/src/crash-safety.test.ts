@@ -413,7 +413,7 @@ async function crashAndRecover(args: string[], env: Record<string, string | unde
 describe('crash safety: keyhold serve --data (embedded PGlite), SIGKILL mid-stream', () => {
   it('keeps every completed activity once, and the records consistent, across the crash', async () => {
     const dir = join(tmp, 'data');
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     // A cluster from the cached template instead of initdb; the CLI migrates it on start.
     await (await templatePglite(join(dir, 'pgdata'))).close();
     const figures = await crashAndRecover(['--data', dir], {});

@@ -205,7 +205,7 @@ describe('keyhold serve --data (embedded PGlite)', () => {
 
   it('refuses a master key that does not match the data directory', async () => {
     const dir = join(tmp, 'mismatch');
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(join(dir, 'master.key'), `${'11'.repeat(32)}\n`, { mode: 0o600 });
     const child = spawn(
       process.execPath,
