@@ -15,6 +15,7 @@ import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { DataDirectoryError } from '../data-directory.js';
+import type { HttpServerLimits } from '../http-server.js';
 import { stderrLogger } from '../logger.js';
 import { type RunningServer, startServer } from '../serve.js';
 import {
@@ -23,6 +24,7 @@ import {
   openStore,
   StoreConfigurationError,
 } from '../store-selection.js';
+import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
 
 const HELP = `usage: keyhold serve [options]
 
@@ -51,7 +53,7 @@ const HELP = `usage: keyhold serve [options]
   --allow-private-webhooks          accept and deliver to webhook endpoints on private,
                                     loopback and link-local addresses (and http:// to
                                     loopback), in any --env; without it they are refused
-
+${HTTP_LIMIT_HELP}
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
 --postgres it is required, so every instance shares it.
@@ -110,6 +112,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       brand: { type: 'string', default: 'Keyhold' },
       env: { type: 'string', default: 'development' },
       'allow-private-webhooks': { type: 'boolean', default: false },
+      ...HTTP_LIMIT_OPTIONS,
       help: { type: 'boolean' },
     },
   });
@@ -118,7 +121,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
     return 0;
   }
   const logger = stderrLogger();
+  let httpLimits: HttpServerLimits;
   try {
+    httpLimits = httpLimitsFromFlags(values);
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
     if (stores.length > 1) throw new Error('choose one of --memory, --data and --postgres');
     if (values.http !== 'express' && values.http !== 'koa') {
@@ -256,6 +261,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       host: values.host,
       port,
       http: values.http as 'express' | 'koa',
+      ...httpLimits,
       logger,
       store: store.store,
       masterKey: store.masterKey,
