@@ -157,6 +157,15 @@ describe('PiscinaCryptoWorkPool', () => {
     await pool.close(); // idempotent
   });
 
+  it('closes at once while its workers are still starting, when no job was given', async () => {
+    const pool = new PiscinaCryptoWorkPool({ threads: 2 });
+    const started = performance.now();
+    await pool.close();
+    // Waiting for the workers to load the key code takes seconds from sources.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(pool.liveThreads).toBe(0);
+  });
+
   it('refuses a pool without threads', () => {
     expect(() => new PiscinaCryptoWorkPool({ threads: 0 })).toThrow(RangeError);
   });

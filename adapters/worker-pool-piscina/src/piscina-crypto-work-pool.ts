@@ -69,9 +69,12 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
   /** Jobs accepted and not yet answered: `close()` waits for them (piscina's own close does not
    * wait for jobs still queued). */
   readonly #pending = new Set<Promise<unknown>>();
-  /** Resolves once a worker has answered a first job; rejects if a worker cannot start. */
-  readonly #started: Promise<void>;
+  /** Rejects when a worker fails before any job was answered: the workers cannot start. */
+  readonly #startFailure: Promise<never>;
+  #failStart: (error: Error) => void = () => {};
+  #answered = false;
   #broken = false;
+  #ready: Promise<void> | undefined;
 
   constructor(options: PiscinaCryptoWorkPoolOptions = {}) {
     const threads = options.threads ?? availableParallelism();
@@ -94,23 +97,20 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
     });
     // A worker that cannot load its code never takes a job: without this, every job would wait
     // in the queue forever. Piscina reports it (and a worker that dies between jobs, which it
-    // replaces) as an 'error' event; one before the first answer means the pool cannot work.
-    let startFailed: (error: Error) => void = () => {};
-    const failure = new Promise<never>((_, reject) => {
-      startFailed = reject;
+    // replaces) as an 'error' event; one before any job was answered means the pool cannot work.
+    this.#startFailure = new Promise<never>((_, reject) => {
+      this.#failStart = reject;
     });
-    this.#piscina.on('error', (error: unknown) => {
-      startFailed(error instanceof Error ? error : new Error(String(error)));
-    });
-    const probe = this.#piscina.run({ task: { name: 'addresses', input: { items: [] } } });
-    this.#started = Promise.race([probe, failure]).then(
-      () => undefined,
-      (error: Error) => {
-        this.#broken = true;
-        throw new Error(`crypto worker pool: a worker failed to start: ${error.message}`);
-      },
-    );
-    this.#started.catch(() => {}); // reported to every run, and by ready()
+    this.#startFailure.catch(() => {}); // reported to the jobs, and by ready()
+    this.#piscina.on('error', (error: unknown) => this.#startFailed(error));
+  }
+
+  /** A worker failed before any job was answered: the pool cannot work; say why, once. */
+  #startFailed(error: unknown): void {
+    if (this.#answered || this.#broken) return;
+    this.#broken = true;
+    const reason = error instanceof Error ? error.message : String(error);
+    this.#failStart(new Error(`crypto worker pool: a worker failed to start: ${reason}`));
   }
 
   /**
@@ -120,7 +120,8 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
    * await pool.ready(); // at start-up, to fail early
    */
   ready(): Promise<void> {
-    return this.#started;
+    this.#ready ??= this.run('addresses', { items: [] }).then(() => undefined);
+    return this.#ready;
   }
 
   /** Jobs waiting for a worker. */
@@ -151,20 +152,24 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
       moved[field] = copy;
       transferList.push(copy.buffer);
     }
-    try {
-      await this.#started;
-    } catch (error) {
+    if (this.#broken) {
       for (const buffer of transferList) new Uint8Array(buffer).fill(0);
-      throw error;
+      await this.#startFailure;
     }
     const job = this.#piscina.run({ task: { name, input: moved } } as never, { transferList });
     this.#pending.add(job);
     let answer: JobAnswer;
     try {
-      answer = await job;
+      answer = await Promise.race([job, this.#startFailure]);
+    } catch (error) {
+      // Piscina rejects the job a failing worker held with the worker's own error.
+      this.#startFailed(error);
+      if (this.#broken) await this.#startFailure;
+      throw error;
     } finally {
       this.#pending.delete(job);
     }
+    this.#answered = true;
     if (!answer.ok) throw errorOf(answer);
     return answer.value as CryptoJobOutput<N>;
   }
@@ -172,10 +177,13 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
   /** Lets every queued and running job finish, then stops the workers. Idempotent. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
-      // Workers that never started hold no job worth waiting for (the probe waits forever).
-      if (this.#broken) return this.#piscina.close({ force: true });
-      while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
-      await this.#piscina.close();
+      // Workers that cannot start answer nothing: their queued jobs are not waited for.
+      if (!this.#broken) {
+        while (this.#pending.size > 0) await Promise.allSettled([...this.#pending]);
+      }
+      // Nothing is left to finish; `force` also stops workers that are still starting at once,
+      // rather than after they have loaded the key code (seconds from sources).
+      await this.#piscina.close({ force: true });
     })();
     return this.#closing;
   }

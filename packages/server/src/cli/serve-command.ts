@@ -187,6 +187,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
     return 2;
   };
 
+  // First, so that the workers start while the store opens. Closed by server.close()
+  // (Keyhold.close closes it last), or by fail() if the start fails.
+  const cryptoWorkPool = threads > 0 ? new PiscinaCryptoWorkPool({ threads }) : undefined;
+  if (cryptoWorkPool) opened.push(() => cryptoWorkPool.close());
+  logger.info('crypto work pool', { kind: cryptoWorkPool?.kind ?? 'inline', threads });
+
   let store: OpenedStore;
   try {
     store = await openStore(
@@ -210,11 +216,6 @@ export async function runServeCommand(args: string[]): Promise<number> {
   opened.push(() => store.store.close());
   if (store.kind === 'memory')
     logger.warn('state is kept in memory: it is lost when the server stops');
-
-  // Closed by server.close() (Keyhold.close closes it last), or here if the start fails.
-  const cryptoWorkPool = threads > 0 ? new PiscinaCryptoWorkPool({ threads }) : undefined;
-  if (cryptoWorkPool) opened.push(() => cryptoWorkPool.close());
-  logger.info('crypto work pool', { kind: cryptoWorkPool?.kind ?? 'inline', threads });
 
   let vault: Pkcs11KeyVault | undefined;
   if (values.vault === 'pkcs11') {
@@ -247,8 +248,8 @@ export async function runServeCommand(args: string[]): Promise<number> {
     logger.info('rate limiter', { kind: 'redis', url: shown });
   }
 
-  // The workers started with the pool, beside the steps above; a worker that cannot load its
-  // code fails the start here rather than every request later.
+  // The workers started with the pool, beside the steps above (usually done by now); a worker
+  // that cannot load its code fails the start here rather than every request later.
   try {
     await cryptoWorkPool?.ready();
   } catch (error) {
