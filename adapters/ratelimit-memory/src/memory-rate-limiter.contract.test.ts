@@ -1,5 +1,5 @@
 /**
- * The RateLimiter contract of @keyhold/activities against the memory limiter, on a manual
+ * The RateLimiter contract (@keyhold/conformance/rate-limiter) against the memory limiter, on a manual
  * clock; then random sequences from fast-check, every decision compared with the GCRA model.
  */
 import {
@@ -7,10 +7,10 @@ import {
   type RateLimitStep,
   rateLimiterContract,
   replayAgainstModel,
-} from '@keyhold/activities';
+  ruleAndSteps,
+} from '@keyhold/conformance/rate-limiter';
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import { ruleAndSteps } from '../../../packages/activities/src/rate-limit/__fixtures__/rate-limit-steps.js';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 
 function manualTarget(maxKeys?: number): RateLimiterContractTarget {

@@ -1,5 +1,5 @@
 /**
- * The RateLimiter contract of @keyhold/activities against the Redis limiter. The contract
+ * The RateLimiter contract (@keyhold/conformance/rate-limiter) against the Redis limiter. The contract
  * needs to control time, so here the script takes `now` from a manual clock instead of
  * Redis `TIME` (the real-time behaviour is in redis-rate-limiter.test.ts); then random
  * sequences from fast-check, every decision compared with the GCRA model.
@@ -8,10 +8,10 @@ import {
   type RateLimiterContractTarget,
   rateLimiterContract,
   replayAgainstModel,
-} from '@keyhold/activities';
+  ruleAndSteps,
+} from '@keyhold/conformance/rate-limiter';
 import fc from 'fast-check';
 import { afterAll, describe, it } from 'vitest';
-import { ruleAndSteps } from '../../../packages/activities/src/rate-limit/__fixtures__/rate-limit-steps.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { deleteKeys, redisReachable, TEST_REDIS_URL, testKeyPrefix } from './testing/test-redis.js';
 

@@ -1,6 +1,7 @@
 /**
  * Rate limiting in the domain: lanes, scopes, rules, activity costs, admission and its order,
- * the GCRA reference model and the RateLimiter contract. No I/O: the RateLimiter port does the counting.
+ * and the GCRA reference model. No I/O: the RateLimiter port does the counting; its contract
+ * is `@keyhold/conformance/rate-limiter`.
  * @module
  */
 export { activityCost, MAX_ACTIVITY_COST, WEIGHTED_KINDS } from './activity-cost.js';
@@ -27,13 +28,6 @@ export {
   RATE_LIMIT_LANES,
   type RateLimitLane,
 } from './lanes.js';
-export {
-  type RateLimiterCheck,
-  type RateLimiterContractTarget,
-  type RateLimitStep,
-  rateLimiterContract,
-  replayAgainstModel,
-} from './rate-limiter-contract.js';
 export { RateLimitedError, RequestAdmission, type RequestMeter } from './request-admission.js';
 export {
   DEFAULT_RATE_LIMITS,

@@ -1,12 +1,21 @@
 /**
- * Test support shared by the RateLimiter adapters' property tests: a rule and a sequence of
- * takes on a few keys, with waits around the emission interval (where GCRA's edges are).
+ * A fast-check arbitrary for the RateLimiter adapters' property tests: a rule and a sequence
+ * of takes on a few keys, with waits around the emission interval (where GCRA's edges are),
+ * for `replayAgainstModel`.
+ * @module
  */
-import fc from 'fast-check';
-import type { RateLimitRule } from '../../ports/rate-limiter.js';
-import type { RateLimitStep } from '../rate-limiter-contract.js';
 
-/** A rule and up to `maxSteps` takes against it. */
+import type { RateLimitRule } from '@keyhold/activities';
+import fc from 'fast-check';
+import type { RateLimitStep } from './rate-limiter-contract.js';
+
+/**
+ * A rule and up to `maxSteps` takes against it.
+ * @example
+ * await fc.assert(
+ *   fc.asyncProperty(ruleAndSteps(60), ([rule, steps]) => replayAgainstModel(target, rule, steps)),
+ * );
+ */
 export const ruleAndSteps = (maxSteps: number): fc.Arbitrary<[RateLimitRule, RateLimitStep[]]> =>
   fc
     .record({

@@ -6,9 +6,14 @@
  * @module
  */
 
+import {
+  type GcraState,
+  gcra,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitRule,
+} from '@keyhold/activities';
 import { seededRandom } from '@keyhold/webhooks';
-import type { RateLimitDecision, RateLimiter, RateLimitRule } from '../ports/rate-limiter.js';
-import { type GcraState, gcra } from './gcra.js';
 
 /**
  * A limiter whose time the contract controls.

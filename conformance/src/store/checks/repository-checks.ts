@@ -1,0 +1,927 @@
+/**
+ * Store contract, the repositories: every method of every repository of the Store port — get,
+ * list orderings (createdAt, ties in insertion order; activities newest first), paging cursors,
+ * lookups (by public key, address, path, name), updates, deletes and the constraint each
+ * refused insert or update names.
+ * @module
+ */
+import type {
+  ActivityRecord,
+  NamedRecordRepository,
+  StoreTransaction,
+  TagRecord,
+  VoteRecord,
+} from '@keyhold/activities';
+import { type CheckList, checkList } from '../check-list.js';
+import { conflict } from '../conflict.js';
+import { expect } from '../expectation.js';
+import {
+  account,
+  activity,
+  activityId,
+  apiKey,
+  fresh,
+  organization,
+  policy,
+  policyEvaluation,
+  privateKey,
+  tag,
+  user,
+  wallet,
+} from '../records.js';
+import type { StoreCheck } from '../store-check.js';
+import type { StoreContractOptions } from '../store-contract-options.js';
+
+/**
+ * The checks of every repository of the Store port.
+ * @example
+ * for (const check of repositoryChecks({ store })) it(check.name, check.run);
+ */
+export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
+  const { checks, check, tx }: CheckList = checkList(options);
+
+  check('organizations: insert, get, update, conflict', async () => {
+    const org = organization({ parentOrganizationId: undefined });
+    await tx((t) => t.organizations.insert(org));
+    expect(await tx((t) => t.organizations.get(org.organizationId))).toEqual(org);
+    expect(await tx((t) => t.organizations.get(fresh('missing')))).toBeUndefined();
+    expect(await conflict(tx((t) => t.organizations.insert({ ...org, name: 'other' })))).toBe(
+      'organization_pkey',
+    );
+
+    const renamed = {
+      ...org,
+      name: 'Renamed',
+      rootQuorum: { threshold: 2, userIds: ['a', 'b'] },
+    };
+    await tx((t) => t.organizations.update(renamed));
+    expect(await tx((t) => t.organizations.get(org.organizationId))).toEqual(renamed);
+
+    const sub = organization({ parentOrganizationId: org.organizationId });
+    await tx((t) => t.organizations.insert(sub));
+    expect(await tx((t) => t.organizations.get(sub.organizationId))).toEqual(sub);
+  });
+
+  check('organizations: findRootByName returns the oldest root of that name', async () => {
+    const name = fresh('Bootstrap');
+    const later = organization({ name, createdAt: 2000 });
+    const sub = organization({
+      name,
+      createdAt: 500,
+      parentOrganizationId: later.organizationId,
+    });
+    const tiedA = organization({ name, createdAt: 1000 });
+    const tiedB = organization({ name, createdAt: 1000 });
+    await tx(async (t) => {
+      for (const o of [later, sub, tiedA, tiedB]) await t.organizations.insert(o);
+    });
+    expect(await tx((t) => t.organizations.findRootByName(name))).toEqual(tiedA);
+    expect(await tx((t) => t.organizations.findRootByName(fresh('nobody')))).toBeUndefined();
+
+    const emptyParent = fresh('EmptyParent');
+    const root = organization({ name: emptyParent, parentOrganizationId: '' });
+    await tx((t) => t.organizations.insert(root));
+    expect(await tx((t) => t.organizations.findRootByName(emptyParent))).toEqual(root);
+  });
+
+  check(
+    'users: get, getForUpdate, list by createdAt then insertion, update, delete, conflict',
+    async () => {
+      const org = fresh('org');
+      const other = fresh('org');
+      const c = user(org, { createdAt: 30, userName: 'c' });
+      const a1 = user(org, { createdAt: 10, userName: 'a1', userEmail: 'a@example.com' });
+      const a2 = user(org, { createdAt: 10, userName: 'a2', userPhoneNumber: '+15555550100' });
+      const b = user(org, {
+        createdAt: 20,
+        userName: 'b',
+        userTags: ['t"1', 'NULL', 'a,b', '{x}', 'back\\slash', 'ünï', ''],
+      });
+      const elsewhere = user(other, { userId: c.userId });
+      await tx(async (t) => {
+        for (const u of [c, a1, a2, b, elsewhere]) await t.users.insert(u);
+      });
+      expect(await tx((t) => t.users.list(org))).toEqual([a1, a2, b, c]);
+      expect(await tx((t) => t.users.list(other))).toEqual([elsewhere]);
+      const got = await tx((t) => t.users.get(org, a1.userId));
+      expect(got).toEqual(a1);
+      expect(await tx((t) => t.users.getForUpdate(org, a1.userId))).toEqual(a1);
+      expect(await tx((t) => t.users.getForUpdate(other, a1.userId))).toBeUndefined();
+      expect(got).not.toHaveProperty('userPhoneNumber');
+      expect(await tx((t) => t.users.get(other, a1.userId))).toBeUndefined();
+      expect(await conflict(tx((t) => t.users.insert({ ...a1, userName: 'x' })))).toBe('user_pkey');
+
+      const updated = { ...a1, userName: 'renamed', userEmail: undefined, updatedAt: 99 };
+      await tx((t) => t.users.update(updated));
+      const back = await tx((t) => t.users.get(org, a1.userId));
+      expect(back).toEqual(updated);
+      expect(back?.userEmail).toBeUndefined();
+      // An update keeps the user's place among equal createdAt values.
+      expect((await tx((t) => t.users.list(org))).map((u) => u.userName)).toEqual([
+        'renamed',
+        'a2',
+        'b',
+        'c',
+      ]);
+
+      await tx((t) => t.users.delete(org, b.userId));
+      await tx((t) => t.users.delete(org, fresh('missing')));
+      expect(await tx((t) => t.users.get(org, b.userId))).toBeUndefined();
+      expect((await tx((t) => t.users.list(org))).map((u) => u.userName)).toEqual([
+        'renamed',
+        'a2',
+        'c',
+      ]);
+      // A deleted user's id can be used again.
+      await tx((t) => t.users.insert(b));
+      expect(await tx((t) => t.users.get(org, b.userId))).toEqual(b);
+    },
+  );
+
+  check('api keys: lookups, listings, delete and both conflicts', async () => {
+    const org = fresh('org');
+    const [u1, u2] = [fresh('user'), fresh('user')];
+    const k1 = apiKey(org, u1, { createdAt: 20 });
+    const k2 = apiKey(org, u2, {
+      createdAt: 10,
+      expirationSeconds: '900',
+      expiresAt: 1_700_000_900_000,
+    });
+    const k3 = apiKey(org, u1, { createdAt: 20, curve: 'API_KEY_CURVE_ED25519' });
+    await tx(async (t) => {
+      for (const k of [k1, k2, k3]) await t.apiKeys.insert(k);
+    });
+    expect(await tx((t) => t.apiKeys.get(org, k2.apiKeyId))).toEqual(k2);
+    expect(await tx((t) => t.apiKeys.get(org, fresh('missing')))).toBeUndefined();
+    expect(await tx((t) => t.apiKeys.listByOrganization(org))).toEqual([k2, k1, k3]);
+    expect(await tx((t) => t.apiKeys.listByUser(org, u1))).toEqual([k1, k3]);
+    expect(await tx((t) => t.apiKeys.listByUser(org, fresh('nobody')))).toEqual([]);
+    expect(await tx((t) => t.apiKeys.findByPublicKey(org, k3.publicKey))).toEqual(k3);
+    expect(await tx((t) => t.apiKeys.findByPublicKey(fresh('org'), k3.publicKey))).toBeUndefined();
+    const got = await tx((t) => t.apiKeys.get(org, k1.apiKeyId));
+    expect(got).not.toHaveProperty('expiresAt');
+    expect(got).not.toHaveProperty('expirationSeconds');
+
+    // The primary key is checked first; then the public key within the organization.
+    expect(await conflict(tx((t) => t.apiKeys.insert({ ...k1 })))).toBe('api_key_pkey');
+    expect(
+      await conflict(tx((t) => t.apiKeys.insert(apiKey(org, u2, { publicKey: k1.publicKey })))),
+    ).toBe('api_key_public_key');
+    // The same public key in another organization is fine.
+    await tx((t) => t.apiKeys.insert(apiKey(fresh('org'), u1, { publicKey: k1.publicKey })));
+
+    await tx((t) => t.apiKeys.delete(org, k1.apiKeyId));
+    await tx((t) => t.apiKeys.delete(org, fresh('missing')));
+    expect(await tx((t) => t.apiKeys.findByPublicKey(org, k1.publicKey))).toBeUndefined();
+    expect(await tx((t) => t.apiKeys.listByUser(org, u1))).toEqual([k3]);
+    // Deleting frees the public key.
+    const again = apiKey(org, u2, { publicKey: k1.publicKey });
+    await tx((t) => t.apiKeys.insert(again));
+    expect(await tx((t) => t.apiKeys.findByPublicKey(org, k1.publicKey))).toEqual(again);
+  });
+
+  check(
+    'credentials: one public key in the organization, its parent and at most two of its sub-organizations, with the user',
+    async () => {
+      const parent = organization();
+      const P = parent.organizationId;
+      const tree = fresh('tree');
+      // Sub-organizations by createdAt, ties by id: first, tieA, tieB, late.
+      const first = organization({ parentOrganizationId: P, createdAt: 5 });
+      const tieB = organization({
+        organizationId: `${tree}-b`,
+        parentOrganizationId: P,
+        createdAt: 10,
+      });
+      const tieA = organization({
+        organizationId: `${tree}-a`,
+        parentOrganizationId: P,
+        createdAt: 10,
+      });
+      const late = organization({ parentOrganizationId: P, createdAt: 20 });
+      // Not P's sub-organizations: a grandchild, and an unrelated root.
+      const grandchild = organization({ parentOrganizationId: first.organizationId });
+      const stranger = organization();
+      const orgs = [parent, first, tieB, tieA, late, grandchild, stranger];
+      const publicKey = `02${fresh('shared')}`;
+      const users = new Map(orgs.map((o) => [o.organizationId, user(o.organizationId)]));
+      const keys = new Map(
+        orgs.map((o) => [
+          o.organizationId,
+          apiKey(o.organizationId, users.get(o.organizationId)!.userId, { publicKey }),
+        ]),
+      );
+      const expired = apiKey(P, users.get(P)!.userId, { expiresAt: 1, expirationSeconds: '1' });
+      await tx(async (t) => {
+        for (const o of orgs) await t.organizations.insert(o);
+        for (const u of users.values()) await t.users.insert(u);
+        // tieB's user is never created: its key comes back without a user.
+        for (const [org, k] of keys) if (org !== late.organizationId) await t.apiKeys.insert(k);
+        await t.apiKeys.insert(expired);
+        await t.users.delete(tieB.organizationId, users.get(tieB.organizationId)!.userId);
+      });
+      const find = (
+        organizationId: string,
+        parentOrganizationId?: string,
+        includeChildren = false,
+      ) =>
+        tx((t) =>
+          t.credentials.findApiKeys(publicKey, {
+            organizationId,
+            ...(parentOrganizationId === undefined ? {} : { parentOrganizationId }),
+            includeChildren,
+          }),
+        );
+      const of = (relation: string, org: string, withUser = true) => ({
+        relation,
+        apiKey: keys.get(org),
+        ...(withUser ? { user: users.get(org) } : {}),
+      });
+
+      // The organization's own key comes first, then its parent's.
+      expect(await find(first.organizationId, P)).toEqual([
+        of('self', first.organizationId),
+        of('parent', P),
+      ]);
+      expect(await find(late.organizationId, P)).toEqual([of('parent', P)]);
+      // Sub-organizations only on request: the first two by createdAt then id; a user deleted
+      // alone leaves its key without a user; grandchildren and strangers never appear.
+      expect(await find(P)).toEqual([of('self', P)]);
+      expect(await find(P, undefined, true)).toEqual([
+        of('self', P),
+        of('child', first.organizationId),
+        of('child', tieA.organizationId),
+      ]);
+      await tx((t) =>
+        t.apiKeys.delete(first.organizationId, keys.get(first.organizationId)!.apiKeyId),
+      );
+      expect(await find(P, undefined, true)).toEqual([
+        of('self', P),
+        of('child', tieA.organizationId),
+        of('child', tieB.organizationId, false),
+      ]);
+      // Expired keys are returned as they are: the caller decides what authenticates.
+      expect(
+        await tx((t) =>
+          t.credentials.findApiKeys(expired.publicKey, {
+            organizationId: P,
+            includeChildren: true,
+          }),
+        ),
+      ).toEqual([{ relation: 'self', apiKey: expired, user: users.get(P) }]);
+      // An unknown key, or a scope that holds none of it, finds nothing.
+      expect(
+        await tx((t) =>
+          t.credentials.findApiKeys(`02${fresh('unknown')}`, {
+            organizationId: P,
+            parentOrganizationId: stranger.organizationId,
+            includeChildren: true,
+          }),
+        ),
+      ).toEqual([]);
+      expect(await find(fresh('org'), fresh('org'), true)).toEqual([]);
+
+      // A transaction reads its own writes; a rolled-back insert leaves nothing to find.
+      await expect(
+        tx(async (t) => {
+          await t.apiKeys.insert(keys.get(late.organizationId)!);
+          expect(
+            await t.credentials.findApiKeys(publicKey, {
+              organizationId: late.organizationId,
+              parentOrganizationId: P,
+              includeChildren: false,
+            }),
+          ).toEqual([of('self', late.organizationId), of('parent', P)]);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect(await find(late.organizationId, P)).toEqual([of('parent', P)]);
+
+      // Deleting an organization removes its keys from the lookup.
+      await tx((t) => t.organizations.delete(tieA.organizationId));
+      await tx((t) => t.organizations.delete(P));
+      expect(await find(P, undefined, true)).toEqual([of('child', tieB.organizationId, false)]);
+      expect(await find(tieB.organizationId, P, true)).toEqual([
+        of('self', tieB.organizationId, false),
+      ]);
+    },
+  );
+
+  check('wallets: get, list, update, conflict; the sealed seed is stored as given', async () => {
+    const org = fresh('org');
+    const w2 = wallet(org, { createdAt: 2, mnemonicLength: 24, imported: true });
+    const w1 = wallet(org, { createdAt: 1 });
+    await tx(async (t) => {
+      await t.wallets.insert(w2);
+      await t.wallets.insert(w1);
+    });
+    expect(await tx((t) => t.wallets.list(org))).toEqual([w1, w2]);
+    expect(await tx((t) => t.wallets.get(org, w2.walletId))).toEqual(w2);
+    expect(await tx((t) => t.wallets.get(fresh('org'), w2.walletId))).toBeUndefined();
+    expect(await conflict(tx((t) => t.wallets.insert(w1)))).toBe('wallet_pkey');
+    const exported = { ...w1, exported: true, walletName: 'Exported', updatedAt: 5 };
+    await tx((t) => t.wallets.update(exported));
+    expect(await tx((t) => t.wallets.get(org, w1.walletId))).toEqual(exported);
+  });
+
+  check('wallet accounts: creation order, per-wallet listing, lookups, conflicts', async () => {
+    const org = fresh('org');
+    const [wa, wb] = [fresh('wallet'), fresh('wallet')];
+    // createdAt runs backwards: the listing follows creation, not createdAt.
+    const a0 = account(org, wa, {
+      createdAt: 30,
+      address: '0xAbCdEf0000000000000000000000000000000001',
+    });
+    const b0 = account(org, wb, { createdAt: 20, path: a0.path });
+    const a1 = account(org, wa, {
+      createdAt: 10,
+      address: 'So1anaAddressCaseMatters',
+      addressFormat: 'ADDRESS_FORMAT_SOLANA',
+      curve: 'CURVE_ED25519',
+    });
+    // Shares a0's address (other case) and public key: lookups return the first.
+    const a2 = account(org, wa, { address: a0.address.toLowerCase(), publicKey: a0.publicKey });
+    await tx(async (t) => {
+      for (const a of [a0, b0, a1, a2]) await t.walletAccounts.insert(a);
+    });
+    expect(await tx((t) => t.walletAccounts.list(org))).toEqual([a0, b0, a1, a2]);
+    expect(await tx((t) => t.walletAccounts.list(org, wa))).toEqual([a0, a1, a2]);
+    expect(await tx((t) => t.walletAccounts.list(org, fresh('wallet')))).toEqual([]);
+    expect(await tx((t) => t.walletAccounts.list(fresh('org')))).toEqual([]);
+
+    const upper = `0x${a0.address.slice(2).toUpperCase()}`;
+    expect(await tx((t) => t.walletAccounts.findByAddress(org, upper))).toEqual(a0);
+    expect(await tx((t) => t.walletAccounts.findByAddress(org, a1.address))).toEqual(a1);
+    // Non-hex addresses compare exactly.
+    expect(
+      await tx((t) => t.walletAccounts.findByAddress(org, a1.address.toLowerCase())),
+    ).toBeUndefined();
+    expect(
+      await tx((t) => t.walletAccounts.findByAddress(fresh('org'), a0.address)),
+    ).toBeUndefined();
+    expect(await tx((t) => t.walletAccounts.findByPublicKey(org, a0.publicKey))).toEqual(a0);
+    expect(await tx((t) => t.walletAccounts.findByPublicKey(org, 'nope'))).toBeUndefined();
+    expect(await tx((t) => t.walletAccounts.findByPath(org, wb, a0.path))).toEqual(b0);
+    expect(await tx((t) => t.walletAccounts.findByPath(org, wa, a1.path))).toEqual(a1);
+    expect(await tx((t) => t.walletAccounts.findByPath(org, wa, "m/0'"))).toBeUndefined();
+
+    expect(await conflict(tx((t) => t.walletAccounts.insert({ ...a1, path: "m/9'" })))).toBe(
+      'wallet_account_pkey',
+    );
+    expect(
+      await conflict(tx((t) => t.walletAccounts.insert(account(org, wa, { path: a1.path })))),
+    ).toBe('wallet_account_path');
+    // Both keys taken: the primary key is reported, as the memory store checks it first.
+    expect(await conflict(tx((t) => t.walletAccounts.insert({ ...a1 })))).toBe(
+      'wallet_account_pkey',
+    );
+  });
+
+  check('wallet accounts: paging with after/before cursors and limits', async () => {
+    const org = fresh('org');
+    const [wa, wb] = [fresh('wallet'), fresh('wallet')];
+    const all = Array.from({ length: 7 }, (_, i) =>
+      account(org, i % 3 === 2 ? wb : wa, { createdAt: 100 - i }),
+    );
+    await tx(async (t) => {
+      for (const a of all) await t.walletAccounts.insert(a);
+    });
+    const ids = (p: Promise<{ walletAccountId: string }[]>) =>
+      p.then((rows) =>
+        rows.map((r) => all.findIndex((a) => a.walletAccountId === r.walletAccountId)),
+      );
+    const list = (
+      walletId: string | undefined,
+      page: Parameters<StoreTransaction['walletAccounts']['list']>[2],
+    ) => ids(tx((t) => t.walletAccounts.list(org, walletId, page)));
+    const id = (i: number) => all[i]!.walletAccountId;
+
+    expect(await list(undefined, { limit: 3 })).toEqual([0, 1, 2]);
+    expect(await list(undefined, { limit: 3, after: id(2) })).toEqual([3, 4, 5]);
+    expect(await list(undefined, { limit: 3, after: id(5) })).toEqual([6]);
+    expect(await list(undefined, { limit: 3, before: id(5) })).toEqual([2, 3, 4]);
+    expect(await list(undefined, { limit: 10, before: id(2) })).toEqual([0, 1]);
+    expect(await list(undefined, { limit: 10, after: id(1), before: id(5) })).toEqual([2, 3, 4]);
+    expect(await list(undefined, { limit: 2, after: id(1), before: id(5) })).toEqual([2, 3]);
+    expect(await list(undefined, { limit: 10, after: id(5), before: id(1) })).toEqual([]);
+    expect(await list(undefined, { limit: 0 })).toEqual([]);
+    expect(await list(undefined, { limit: 10, after: 'unknown' })).toEqual([]);
+    expect(await list(undefined, { limit: 10, before: 'unknown' })).toEqual([]);
+    // Within one wallet: a cursor from another wallet is unknown there.
+    expect(await list(wa, { limit: 2 })).toEqual([0, 1]);
+    expect(await list(wa, { limit: 2, after: id(1) })).toEqual([3, 4]);
+    expect(await list(wa, { limit: 2, after: id(2) })).toEqual([]);
+    expect(await list(wb, { limit: 5, before: id(5) })).toEqual([2]);
+  });
+
+  check(
+    'wallet accounts: markExported sets exported and updatedAt of one account only',
+    async () => {
+      const org = fresh('org');
+      const [wa, wb] = [fresh('wallet'), fresh('wallet')];
+      const a0 = account(org, wa, { createdAt: 20, updatedAt: 20 });
+      const a1 = account(org, wa, { createdAt: 10, updatedAt: 10 });
+      // Same id in another organization: untouched.
+      const elsewhere = account(fresh('org'), wa, { walletAccountId: a0.walletAccountId });
+      // Inserted as exported: the flag round-trips.
+      const b0 = account(org, wb, { exported: true });
+      await tx(async (t) => {
+        for (const a of [a0, a1, elsewhere, b0]) await t.walletAccounts.insert(a);
+      });
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([a0, a1, b0]);
+
+      // Rolled back: nothing changes.
+      const boom = new Error('boom');
+      await expect(
+        tx(async (t) => {
+          await t.walletAccounts.markExported(org, a0.walletAccountId, 99);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([a0, a1, b0]);
+
+      await tx((t) => t.walletAccounts.markExported(org, a0.walletAccountId, 99));
+      const marked = { ...a0, exported: true, updatedAt: 99 };
+      // Same place in the listing; every lookup answers the marked record.
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([marked, a1, b0]);
+      expect(await tx((t) => t.walletAccounts.list(org, wa))).toEqual([marked, a1]);
+      expect(await tx((t) => t.walletAccounts.findByAddress(org, a0.address))).toEqual(marked);
+      expect(await tx((t) => t.walletAccounts.findByPublicKey(org, a0.publicKey))).toEqual(marked);
+      expect(await tx((t) => t.walletAccounts.findByPath(org, wa, a0.path))).toEqual(marked);
+      expect(await tx((t) => t.walletAccounts.list(elsewhere.organizationId))).toEqual([elsewhere]);
+
+      // Again: still exported, the newer time. An absent account is a no-op.
+      await tx(async (t) => {
+        await t.walletAccounts.markExported(org, a0.walletAccountId, 100);
+        await t.walletAccounts.markExported(org, fresh('account'), 100);
+        await t.walletAccounts.markExported(fresh('org'), a1.walletAccountId, 100);
+      });
+      expect(await tx((t) => t.walletAccounts.list(org))).toEqual([
+        { ...a0, exported: true, updatedAt: 100 },
+        a1,
+        b0,
+      ]);
+    },
+  );
+
+  check('private keys: lookups by any address and by public key, first match, update', async () => {
+    const org = fresh('org');
+    const shared = '0x00000000000000000000000000000000000000Ff';
+    const p1 = privateKey(org, {
+      createdAt: 50,
+      addresses: [
+        { format: 'ADDRESS_FORMAT_ETHEREUM', address: shared },
+        { format: 'ADDRESS_FORMAT_BITCOIN_MAINNET_P2WPKH', address: 'bc1qCaseSensitive' },
+      ],
+      privateKeyTags: ['tag-1', 'tag,2'],
+    });
+    const p2 = privateKey(org, {
+      createdAt: 40,
+      publicKey: p1.publicKey,
+      addresses: [{ format: 'ADDRESS_FORMAT_ETHEREUM', address: shared.toLowerCase() }],
+    });
+    const p3 = privateKey(org, { createdAt: 40, addresses: [], curve: 'CURVE_ED25519' });
+    await tx(async (t) => {
+      for (const p of [p1, p2, p3]) await t.privateKeys.insert(p);
+    });
+    expect(await tx((t) => t.privateKeys.list(org))).toEqual([p2, p3, p1]);
+    expect(await tx((t) => t.privateKeys.get(org, p3.privateKeyId))).toEqual(p3);
+    expect(await tx((t) => t.privateKeys.get(fresh('org'), p3.privateKeyId))).toBeUndefined();
+    expect(
+      await tx((t) => t.privateKeys.findByAddress(org, shared.toUpperCase().replace('0X', '0x'))),
+    ).toEqual(p1);
+    expect(await tx((t) => t.privateKeys.findByAddress(org, 'bc1qCaseSensitive'))).toEqual(p1);
+    expect(await tx((t) => t.privateKeys.findByAddress(org, 'bc1qcasesensitive'))).toBeUndefined();
+    expect(await tx((t) => t.privateKeys.findByAddress(fresh('org'), shared))).toBeUndefined();
+    expect(await tx((t) => t.privateKeys.findByPublicKey(org, p1.publicKey))).toEqual(p1);
+    expect(await tx((t) => t.privateKeys.findByPublicKey(org, 'nope'))).toBeUndefined();
+    expect(await conflict(tx((t) => t.privateKeys.insert({ ...p3 })))).toBe('private_key_pkey');
+
+    const disabled = { ...p1, disabled: true, exported: true, privateKeyTags: [], updatedAt: 77 };
+    await tx((t) => t.privateKeys.update(disabled));
+    expect(await tx((t) => t.privateKeys.get(org, p1.privateKeyId))).toEqual(disabled);
+    expect(await tx((t) => t.privateKeys.findByAddress(org, shared))).toEqual(disabled);
+  });
+
+  check(
+    'deletes: wallets, accounts (one, per wallet), private keys; lookups fall through; rollback restores',
+    async () => {
+      const org = fresh('org');
+      const [w1, w2] = [wallet(org, { createdAt: 1 }), wallet(org, { createdAt: 1 })];
+      const a1 = account(org, w1.walletId);
+      const a2 = account(org, w1.walletId);
+      // Shares a1's address and public key from another wallet: lookups fall to it.
+      const b1 = account(org, w2.walletId, { address: a1.address, publicKey: a1.publicKey });
+      const p1 = privateKey(org, { createdAt: 5 });
+      const p2 = privateKey(org, {
+        createdAt: 5,
+        publicKey: p1.publicKey,
+        addresses: p1.addresses,
+      });
+      await tx(async (t) => {
+        for (const w of [w1, w2]) await t.wallets.insert(w);
+        for (const a of [a1, a2, b1]) await t.walletAccounts.insert(a);
+        for (const p of [p1, p2]) await t.privateKeys.insert(p);
+      });
+      const snapshot = () =>
+        tx(async (t) => ({
+          wallets: await t.wallets.list(org),
+          accounts: await t.walletAccounts.list(org),
+          byAddress: await t.walletAccounts.findByAddress(org, a1.address),
+          byPublicKey: await t.walletAccounts.findByPublicKey(org, a1.publicKey),
+          byPath: await t.walletAccounts.findByPath(org, w1.walletId, a1.path),
+          keys: await t.privateKeys.list(org),
+          keyByAddress: await t.privateKeys.findByAddress(org, p1.addresses[0]!.address),
+          keyByPublicKey: await t.privateKeys.findByPublicKey(org, p1.publicKey),
+        }));
+      const before = await snapshot();
+      expect(before.accounts).toEqual([a1, a2, b1]);
+      expect(before.byAddress).toEqual(a1);
+
+      // Rolled back: everything is where it was, in the same order.
+      const boom = new Error('boom');
+      await expect(
+        tx(async (t) => {
+          await t.walletAccounts.delete(org, a1.walletAccountId);
+          await t.walletAccounts.deleteByWallet(org, w1.walletId);
+          await t.wallets.delete(org, w1.walletId);
+          await t.privateKeys.delete(org, p1.privateKeyId);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await snapshot()).toEqual(before);
+
+      await tx((t) => t.walletAccounts.delete(org, a1.walletAccountId));
+      let now = await snapshot();
+      expect(now.accounts).toEqual([a2, b1]);
+      expect(now.byAddress).toEqual(b1);
+      expect(now.byPublicKey).toEqual(b1);
+      expect(now.byPath).toBeUndefined();
+      // The path is free again.
+      await tx((t) => t.walletAccounts.insert(account(org, w1.walletId, { path: a1.path })));
+
+      await tx(async (t) => {
+        await t.walletAccounts.deleteByWallet(org, w1.walletId);
+        await t.wallets.delete(org, w1.walletId);
+        await t.privateKeys.delete(org, p1.privateKeyId);
+        // Deleting what is absent is a no-op.
+        await t.wallets.delete(org, fresh('wallet'));
+        await t.privateKeys.delete(org, p1.privateKeyId);
+        await t.walletAccounts.delete(fresh('org'), b1.walletAccountId);
+      });
+      now = await snapshot();
+      expect(now.wallets).toEqual([w2]);
+      expect(now.accounts).toEqual([b1]);
+      expect(now.keys).toEqual([p2]);
+      expect(now.keyByAddress).toEqual(p2);
+      expect(now.keyByPublicKey).toEqual(p2);
+      expect(await tx((t) => t.wallets.get(org, w1.walletId))).toBeUndefined();
+      expect(await tx((t) => t.privateKeys.get(org, p1.privateKeyId))).toBeUndefined();
+    },
+  );
+
+  check('activities: get within the organization, by fingerprint, update, conflicts', async () => {
+    const org = fresh('org');
+    const a = activity(org, {
+      status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED',
+      parameters: {
+        nested: { list: [1, 2.5, -3e-7, 1e21, null, true, 'ünïcödé ✓ 𝄞'], empty: {} },
+        quote: 'he said "hi"\\',
+        zero: 0,
+      },
+    });
+    await tx((t) => t.activities.insert(a));
+    const got = await tx((t) => t.activities.get(org, a.id));
+    expect(got).toEqual(a);
+    expect(got).not.toHaveProperty('result');
+    expect(got).not.toHaveProperty('failure');
+    expect(await tx((t) => t.activities.get(fresh('org'), a.id))).toBeUndefined();
+    expect(await tx((t) => t.activities.get(org, activityId()))).toBeUndefined();
+    expect(await tx((t) => t.activities.findByFingerprint(a.fingerprint))).toEqual(a);
+    expect(await tx((t) => t.activities.findByFingerprint('sha256:none'))).toBeUndefined();
+
+    const done: ActivityRecord = {
+      ...a,
+      status: 'ACTIVITY_STATUS_COMPLETED',
+      result: { walletId: 'w', addresses: ['0x1'] },
+      votes: [
+        {
+          id: fresh('vote'),
+          activityId: a.id,
+          userId: 'u',
+          user: {
+            userId: 'u',
+            userName: 'Alice',
+            authenticators: [],
+            apiKeys: [],
+            userTags: [],
+            oauthProviders: [],
+            createdAt: { seconds: '1', nanos: '0' },
+            updatedAt: { seconds: '1', nanos: '0' },
+          },
+          selection: 'VOTE_SELECTION_APPROVED',
+          message: '{"raw":"body"}',
+          publicKey: '02ab',
+          signature: '3045',
+          scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+          createdAt: 5,
+        },
+      ],
+      updatedAt: 1_700_000_000_500,
+    };
+    await tx((t) => t.activities.update(done));
+    expect(await tx((t) => t.activities.get(org, a.id))).toEqual(done);
+    const failed: ActivityRecord = {
+      ...a,
+      status: 'ACTIVITY_STATUS_FAILED',
+      failure: { code: 3, message: 'bad', details: [{ '@type': 'x', field: 'y' }] },
+    };
+    await tx((t) => t.activities.update(failed));
+    expect(await tx((t) => t.activities.get(org, a.id))).toEqual(failed);
+
+    expect(await conflict(tx((t) => t.activities.insert({ ...a })))).toBe('activity_pkey');
+    // One activity per fingerprint, across organizations.
+    expect(
+      await conflict(
+        tx((t) => t.activities.insert(activity(fresh('org'), { fingerprint: a.fingerprint }))),
+      ),
+    ).toBe('activity_fingerprint');
+  });
+
+  check(
+    'policies: get, list by createdAt then insertion, findByName, update, delete, conflicts',
+    async () => {
+      const org = fresh('org');
+      const other = fresh('org');
+      const late = policy(org, { createdAt: 30, policyName: 'late' });
+      const tieA = policy(org, {
+        createdAt: 10,
+        policyName: 'tie A',
+        effect: 'EFFECT_DENY',
+        condition: "private_key.tags.contains('hot') && activity.params['hash_function'] == 'x'",
+      });
+      const tieB = policy(org, {
+        createdAt: 10,
+        policyName: 'tie B',
+        condition: undefined,
+        consensus: undefined,
+        time: "CronSpan('0 9 * * 1-5', '8h', 'Europe/Paris')",
+        notes: 'ünï "q" \\',
+      });
+      // Names are unique per organization only.
+      const elsewhere = policy(other, { policyName: 'late' });
+      await tx(async (t) => {
+        for (const p of [late, tieA, tieB, elsewhere]) await t.policies.insert(p);
+      });
+      expect(await tx((t) => t.policies.list(org))).toEqual([tieA, tieB, late]);
+      expect(await tx((t) => t.policies.list(other))).toEqual([elsewhere]);
+      const got = await tx((t) => t.policies.get(org, tieB.policyId));
+      expect(got).toEqual(tieB);
+      expect(got?.condition).toBeUndefined();
+      expect(got?.consensus).toBeUndefined();
+      expect(await tx((t) => t.policies.get(other, tieB.policyId))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(org, 'tie A'))).toEqual(tieA);
+      expect(await tx((t) => t.policies.findByName(org, 'TIE A'))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(other, 'tie A'))).toBeUndefined();
+
+      expect(await conflict(tx((t) => t.policies.insert({ ...tieA, policyName: 'new' })))).toBe(
+        'policy_pkey',
+      );
+      expect(
+        await conflict(tx((t) => t.policies.insert(policy(org, { policyName: 'late' })))),
+      ).toBe('policy_name');
+      // Renaming onto another policy's name is a conflict and changes nothing.
+      expect(await conflict(tx((t) => t.policies.update({ ...tieB, policyName: 'tie A' })))).toBe(
+        'policy_name',
+      );
+      expect(await tx((t) => t.policies.get(org, tieB.policyId))).toEqual(tieB);
+
+      const renamed = {
+        ...tieA,
+        policyName: 'renamed',
+        effect: 'EFFECT_ALLOW' as const,
+        condition: undefined,
+        updatedAt: 99,
+      };
+      await tx((t) => t.policies.update(renamed));
+      const back = await tx((t) => t.policies.get(org, tieA.policyId));
+      expect(back).toEqual(renamed);
+      expect(back?.condition).toBeUndefined();
+      // The old name is free again, the new one taken; the place in the listing is kept.
+      expect(await tx((t) => t.policies.findByName(org, 'tie A'))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(org, 'renamed'))).toEqual(renamed);
+      expect((await tx((t) => t.policies.list(org))).map((p) => p.policyName)).toEqual([
+        'renamed',
+        'tie B',
+        'late',
+      ]);
+
+      await tx((t) => t.policies.delete(org, late.policyId));
+      await tx((t) => t.policies.delete(org, fresh('missing')));
+      expect(await tx((t) => t.policies.get(org, late.policyId))).toBeUndefined();
+      expect(await tx((t) => t.policies.findByName(org, 'late'))).toBeUndefined();
+      const again = policy(org, { policyName: 'late', createdAt: 10 });
+      await tx((t) => t.policies.insert(again));
+      expect((await tx((t) => t.policies.list(org))).map((p) => p.policyName)).toEqual([
+        'renamed',
+        'tie B',
+        'late',
+      ]);
+    },
+  );
+
+  const tagRepositories: [string, (t: StoreTransaction) => NamedRecordRepository<TagRecord>][] = [
+    ['user_tag', (t) => t.userTags],
+    ['private_key_tag', (t) => t.privateKeyTags],
+  ];
+  for (const [name, repository] of tagRepositories) {
+    check(`${name}: the named-record contract`, async () => {
+      const org = fresh('org');
+      const b = tag(org, { createdAt: 20, tagName: 'b' });
+      const a1 = tag(org, { createdAt: 10, tagName: 'a1' });
+      const a2 = tag(org, { createdAt: 10, tagName: 'ünï "2"' });
+      await tx(async (t) => {
+        for (const x of [b, a1, a2]) await repository(t).insert(x);
+      });
+      expect(await tx((t) => repository(t).list(org))).toEqual([a1, a2, b]);
+      expect(await tx((t) => repository(t).get(org, a2.tagId))).toEqual(a2);
+      expect(await tx((t) => repository(t).findByName(org, 'ünï "2"'))).toEqual(a2);
+      expect(await conflict(tx((t) => repository(t).insert({ ...b, tagName: 'c' })))).toBe(
+        `${name}_pkey`,
+      );
+      expect(await conflict(tx((t) => repository(t).insert(tag(org, { tagName: 'b' }))))).toBe(
+        `${name}_name`,
+      );
+      expect(await conflict(tx((t) => repository(t).update({ ...a1, tagName: 'b' })))).toBe(
+        `${name}_name`,
+      );
+      const renamed = { ...a1, tagName: 'renamed', updatedAt: 5 };
+      await tx((t) => repository(t).update(renamed));
+      expect(await tx((t) => repository(t).findByName(org, 'a1'))).toBeUndefined();
+      expect(await tx((t) => repository(t).list(org))).toEqual([renamed, a2, b]);
+      await tx((t) => repository(t).delete(org, a2.tagId));
+      expect(await tx((t) => repository(t).list(org))).toEqual([renamed, b]);
+      // User tags and private-key tags are separate namespaces.
+      const [otherName, other] = tagRepositories.find(([n]) => n !== name)!;
+      expect(otherName).not.toBe(name);
+      expect(await tx((t) => other(t).findByName(org, 'b'))).toBeUndefined();
+    });
+  }
+
+  check('policy evaluations: per activity, oldest first, ties in insertion order', async () => {
+    const org = fresh('org');
+    const act = activityId();
+    const second = policyEvaluation(org, act, { createdAt: 20 });
+    const firstA = policyEvaluation(org, act, {
+      createdAt: 10,
+      policyEvaluations: [
+        { policyId: 'p1', outcome: 'OUTCOME_REQUIRES_CONSENSUS' },
+        { policyId: 'p2', outcome: 'OUTCOME_ERROR' },
+      ],
+    });
+    const firstB = policyEvaluation(org, act, { createdAt: 10, policyEvaluations: [] });
+    const noVote = policyEvaluation(org, act, { createdAt: 30, voteId: undefined });
+    const elsewhere = policyEvaluation(fresh('org'), act);
+    const otherActivity = policyEvaluation(org, activityId());
+    await tx(async (t) => {
+      for (const e of [second, firstA, firstB, noVote, elsewhere, otherActivity]) {
+        await t.policyEvaluations.insert(e);
+      }
+    });
+    const listed = await tx((t) => t.policyEvaluations.listByActivity(org, act));
+    expect(listed).toEqual([firstA, firstB, second, noVote]);
+    expect(listed[3]?.voteId).toBeUndefined();
+    expect(await tx((t) => t.policyEvaluations.listByActivity(org, activityId()))).toEqual([]);
+    expect(await conflict(tx((t) => t.policyEvaluations.insert({ ...second })))).toBe(
+      'policy_evaluation_pkey',
+    );
+  });
+
+  check('activities: getForUpdate reads like get and serializes read-modify-write', async () => {
+    const org = fresh('org');
+    const a = activity(org, { status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED' });
+    await tx((t) => t.activities.insert(a));
+    expect(await tx((t) => t.activities.getForUpdate(org, a.id))).toEqual(a);
+    expect(await tx((t) => t.activities.getForUpdate(fresh('org'), a.id))).toBeUndefined();
+    expect(await tx((t) => t.activities.getForUpdate(org, activityId()))).toBeUndefined();
+
+    // Concurrent votes: each transaction reads, waits, appends, writes. With a plain read
+    // under READ COMMITTED some would be lost; getForUpdate keeps every one.
+    const vote = (n: number): VoteRecord => ({
+      id: `vote-${n}`,
+      activityId: a.id,
+      userId: `user-${n}`,
+      user: {
+        userId: `user-${n}`,
+        userName: 'voter',
+        authenticators: [],
+        apiKeys: [],
+        userTags: [],
+        oauthProviders: [],
+        createdAt: { seconds: '1', nanos: '0' },
+        updatedAt: { seconds: '1', nanos: '0' },
+      },
+      selection: 'VOTE_SELECTION_APPROVED',
+      message: '{}',
+      publicKey: '02ab',
+      signature: '3045',
+      scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+      createdAt: n,
+    });
+    await Promise.all(
+      [1, 2, 3, 4].map((n) =>
+        tx(async (t) => {
+          const current = (await t.activities.getForUpdate(org, a.id))!;
+          await new Promise((resolve) => setTimeout(resolve, 15));
+          current.votes.push(vote(n));
+          await t.activities.update(current);
+        }),
+      ),
+    );
+    const after = await tx((t) => t.activities.get(org, a.id));
+    expect(after?.votes.map((v) => v.id).sort()).toEqual(['vote-1', 'vote-2', 'vote-3', 'vote-4']);
+  });
+
+  check('activities: newest first by id, filters, cursors', async () => {
+    const org = fresh('org');
+    const other = fresh('org');
+    const kinds = [
+      ['ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_COMPLETED'],
+      ['ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', 'ACTIVITY_STATUS_FAILED'],
+      ['ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_CONSENSUS_NEEDED'],
+      ['ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', 'ACTIVITY_STATUS_COMPLETED'],
+      ['ACTIVITY_TYPE_CREATE_USERS_V3', 'ACTIVITY_STATUS_COMPLETED'],
+      ['ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_COMPLETED'],
+    ] as const;
+    // Ascending ids, inserted out of order, createdAt unrelated to id.
+    const ids = kinds.map(() => activityId());
+    const all = kinds.map(([type, status], i) =>
+      activity(org, { id: ids[i]!, type, status, createdAt: 1000 - i }),
+    );
+    await tx(async (t) => {
+      for (const i of [3, 0, 5, 1, 4, 2]) await t.activities.insert(all[i]!);
+      await t.activities.insert(activity(other));
+    });
+    const idx = (rows: ActivityRecord[]) => rows.map((r) => ids.indexOf(r.id));
+    const list = (
+      filter: Parameters<StoreTransaction['activities']['list']>[1],
+      page: Parameters<StoreTransaction['activities']['list']>[2],
+    ) => tx((t) => t.activities.list(org, filter, page)).then(idx);
+
+    expect(await list({}, { limit: 10 })).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(await list({ statuses: [], types: [] }, { limit: 10 })).toEqual([5, 4, 3, 2, 1, 0]);
+    expect(await list({}, { limit: 2 })).toEqual([5, 4]);
+    expect(await list({}, { limit: 2, after: ids[4] })).toEqual([3, 2]);
+    expect(await list({}, { limit: 2, before: ids[1] })).toEqual([3, 2]);
+    expect(await list({}, { limit: 10, before: ids[3] })).toEqual([5, 4]);
+    expect(await list({}, { limit: 10, after: ids[4], before: ids[1] })).toEqual([3, 2]);
+    expect(await list({}, { limit: 10, after: ids[0] })).toEqual([]);
+    expect(await list({}, { limit: 10, after: activityId() })).toEqual([]);
+    expect(await list({}, { limit: 10, before: activityId() })).toEqual([]);
+    expect(await list({ statuses: ['ACTIVITY_STATUS_COMPLETED'] }, { limit: 10 })).toEqual([
+      5, 4, 3, 0,
+    ]);
+    expect(await list({ types: ['ACTIVITY_TYPE_CREATE_WALLET'] }, { limit: 10 })).toEqual([
+      5, 2, 0,
+    ]);
+    expect(
+      await list(
+        {
+          types: ['ACTIVITY_TYPE_CREATE_WALLET'],
+          statuses: ['ACTIVITY_STATUS_COMPLETED', 'ACTIVITY_STATUS_FAILED'],
+        },
+        { limit: 10 },
+      ),
+    ).toEqual([5, 0]);
+    expect(
+      await list({ statuses: ['ACTIVITY_STATUS_COMPLETED'] }, { limit: 1, after: ids[4] }),
+    ).toEqual([3]);
+    // A cursor the filter excludes is unknown in that listing.
+    expect(
+      await list({ statuses: ['ACTIVITY_STATUS_COMPLETED'] }, { limit: 10, after: ids[2] }),
+    ).toEqual([]);
+    // A cursor from another organization too.
+    const foreign = (await tx((t) => t.activities.list(other, {}, { limit: 1 })))[0]!;
+    expect(await list({}, { limit: 10, after: foreign.id })).toEqual([]);
+  });
+
+  check('activities: odd limits page exactly as the memory store does', async () => {
+    const org = fresh('org');
+    const ids = Array.from({ length: 5 }, () => activityId());
+    await tx(async (t) => {
+      for (const id of ids) await t.activities.insert(activity(org, { id }));
+    });
+    const count = (limit: number, cursor?: 'before') =>
+      tx((t) => t.activities.list(org, {}, { limit, ...(cursor ? { before: ids[0]! } : {}) })).then(
+        (rows) => rows.length,
+      );
+    expect(await count(2.5)).toBe(2);
+    expect(await count(-1)).toBe(4);
+    expect(await count(Number.NaN)).toBe(0);
+    expect(await count(Number.POSITIVE_INFINITY)).toBe(5);
+    expect(await count(2.5, 'before')).toBe(3);
+    expect(await count(-1, 'before')).toBe(0);
+    expect(await count(Number.NaN, 'before')).toBe(4);
+  });
+  return checks;
+}
