@@ -10,14 +10,14 @@ import { KeyholdError } from './keyhold-error.js';
 import { type MessageKey, Messages } from './messages.js';
 import { INTENT_SCHEMAS } from './schemas/intents.js';
 import { QUERY_SCHEMAS } from './schemas/queries.js';
-import type { Schema } from './schemas/schema-builders.js';
+import type { JsonSchema } from './schemas/schema-builders.js';
 
 const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
 ajv.addKeyword({ keyword: 'x-error', schemaType: 'string' });
 ajv.addKeyword({ keyword: 'x-missing', schemaType: 'string' });
 
 const cache = new Map<string, ValidateFunction>();
-function compiled(id: string, schema: Schema): ValidateFunction {
+function compiled(id: string, schema: JsonSchema): ValidateFunction {
   let fn = cache.get(id);
   if (!fn) {
     fn = ajv.compile(schema);
@@ -50,7 +50,7 @@ function unknownFieldPath(base: string, error: ErrorObject): string {
   return `${base}${error.instancePath}/${shown.replaceAll('~', '~0').replaceAll('/', '~1')}`;
 }
 
-function check(id: string, schema: Schema, value: unknown, base: string): void {
+function check(id: string, schema: JsonSchema, value: unknown, base: string): void {
   const fn = compiled(id, schema);
   if (fn(value)) return;
   const error = fn.errors?.[0];
@@ -79,7 +79,7 @@ function check(id: string, schema: Schema, value: unknown, base: string): void {
  * The members of every activity request of the published types (`v1…Request`): sdk-server
  * 8.2.1 sends the first four; `generateAppProofs` is optional. Nothing else.
  */
-const ENVELOPE: Schema = {
+const ENVELOPE: JsonSchema = {
   type: 'object',
   properties: {
     type: { type: 'string', maxLength: 128 },
@@ -99,15 +99,19 @@ export function validateEnvelope(body: unknown): void {
 
 /** Checks `parameters` against the schema of `type`. */
 export function validateIntent(type: string, parameters: unknown): void {
+  if (!Object.hasOwn(INTENT_SCHEMAS, type)) {
+    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type });
+  }
   const schema = INTENT_SCHEMAS[type as keyof typeof INTENT_SCHEMAS];
-  if (!schema) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type });
   check(`intent:${type}`, schema, parameters, '/parameters');
 }
 
 /** Checks a query body. */
 export function validateQuery(name: string, body: unknown): void {
-  const schema = QUERY_SCHEMAS[name];
-  if (!schema) throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
+  if (!Object.hasOwn(QUERY_SCHEMAS, name)) {
+    throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
+  }
+  const schema = QUERY_SCHEMAS[name as keyof typeof QUERY_SCHEMAS];
   check(`query:${name}`, schema, body, '');
 }
 

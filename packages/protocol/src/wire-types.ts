@@ -16,6 +16,7 @@ import type {
   VoteSelection,
 } from './enums.js';
 import type { StatusBody } from './keyhold-error.js';
+import type { ServedKind, TypesOfKind, VoteKind } from './schemas/intent-types.js';
 
 /** `{ seconds, nanos }`, both decimal strings. */
 export interface Timestamp {
@@ -228,4 +229,135 @@ export interface WebhookEndpoint {
    */
   disabledReason?: string;
   subscriptions: WebhookSubscription[];
+}
+
+/**
+ * The result of an activity that completed, by activity type: what `activity.result` holds
+ * under the type's result key (`createWalletResult`, `signTransactionResult`, …; the
+ * catalogue's `resultKey`). The shapes are the public API's `v1…Result` messages as Keyhold
+ * fills them. Votes (APPROVE_ACTIVITY, REJECT_ACTIVITY) have none: their answer is the target.
+ * @example
+ * const result: ActivityResults['ACTIVITY_TYPE_CREATE_WALLET'] = {
+ *   walletId: '6b1f…',
+ *   addresses: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94'],
+ * };
+ */
+export interface ActivityResults {
+  ACTIVITY_TYPE_CREATE_USERS: { userIds: string[] };
+  ACTIVITY_TYPE_CREATE_USERS_V2: { userIds: string[] };
+  ACTIVITY_TYPE_CREATE_USERS_V3: { userIds: string[] };
+  ACTIVITY_TYPE_CREATE_USERS_V4: { userIds: string[] };
+  ACTIVITY_TYPE_CREATE_API_ONLY_USERS: { userIds: string[] };
+  ACTIVITY_TYPE_DELETE_USERS: { userIds: string[] };
+  ACTIVITY_TYPE_UPDATE_USER: { userId: string };
+  ACTIVITY_TYPE_UPDATE_USER_NAME: { userId: string };
+  ACTIVITY_TYPE_CREATE_API_KEYS: { apiKeyIds: string[] };
+  ACTIVITY_TYPE_CREATE_API_KEYS_V2: { apiKeyIds: string[] };
+  ACTIVITY_TYPE_DELETE_API_KEYS: { apiKeyIds: string[] };
+  /** `v1UpdateRootQuorumResult` has no members. */
+  ACTIVITY_TYPE_UPDATE_ROOT_QUORUM: Record<string, never>;
+  ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME: { organizationId: string; organizationName: string };
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2: { subOrganizationId: string; rootUserIds: string[] };
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: CreateSubOrganizationResult;
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: CreateSubOrganizationResult;
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: CreateSubOrganizationResult;
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: CreateSubOrganizationResult;
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: CreateSubOrganizationResult;
+  ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION: { subOrganizationUuid: string };
+  ACTIVITY_TYPE_CREATE_WALLET: WalletResult;
+  ACTIVITY_TYPE_CREATE_WALLET_ACCOUNTS: { addresses: string[] };
+  ACTIVITY_TYPE_UPDATE_WALLET: { walletId: string };
+  ACTIVITY_TYPE_CREATE_PRIVATE_KEYS: { privateKeyIds: string[] };
+  ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2: { privateKeys: PrivateKeyResult[] };
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD: SignatureResult;
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2: SignatureResult;
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOADS: { signatures: SignatureResult[] };
+  ACTIVITY_TYPE_SIGN_TRANSACTION: { signedTransaction: string };
+  ACTIVITY_TYPE_SIGN_TRANSACTION_V2: { signedTransaction: string };
+  ACTIVITY_TYPE_EXPORT_WALLET: { walletId: string; exportBundle: string };
+  ACTIVITY_TYPE_EXPORT_WALLET_ACCOUNT: { address: string; exportBundle: string };
+  ACTIVITY_TYPE_EXPORT_PRIVATE_KEY: { privateKeyId: string; exportBundle: string };
+  ACTIVITY_TYPE_INIT_IMPORT_WALLET: { importBundle: string };
+  ACTIVITY_TYPE_IMPORT_WALLET: WalletResult;
+  ACTIVITY_TYPE_INIT_IMPORT_PRIVATE_KEY: { importBundle: string };
+  ACTIVITY_TYPE_IMPORT_PRIVATE_KEY: PrivateKeyResult;
+  ACTIVITY_TYPE_DISABLE_PRIVATE_KEY: { privateKeyId: string };
+  ACTIVITY_TYPE_DELETE_PRIVATE_KEYS: { privateKeyIds: string[] };
+  ACTIVITY_TYPE_DELETE_WALLETS: { walletIds: string[] };
+  ACTIVITY_TYPE_DELETE_WALLET_ACCOUNTS: { walletAccountIds: string[] };
+  ACTIVITY_TYPE_CREATE_POLICY_V3: { policyId: string };
+  ACTIVITY_TYPE_CREATE_POLICIES: { policyIds: string[] };
+  ACTIVITY_TYPE_UPDATE_POLICY: { policyId: string };
+  ACTIVITY_TYPE_UPDATE_POLICY_V2: { policyId: string };
+  ACTIVITY_TYPE_DELETE_POLICY: { policyId: string };
+  ACTIVITY_TYPE_DELETE_POLICIES: { policyIds: string[] };
+  ACTIVITY_TYPE_CREATE_USER_TAG: { userTagId: string; userIds: string[] };
+  ACTIVITY_TYPE_UPDATE_USER_TAG: { userTagId: string };
+  ACTIVITY_TYPE_DELETE_USER_TAGS: { userTagIds: string[]; userIds: string[] };
+  ACTIVITY_TYPE_CREATE_PRIVATE_KEY_TAG: { privateKeyTagId: string; privateKeyIds: string[] };
+  ACTIVITY_TYPE_UPDATE_PRIVATE_KEY_TAG: { privateKeyTagId: string };
+  ACTIVITY_TYPE_DELETE_PRIVATE_KEY_TAGS: { privateKeyTagIds: string[]; privateKeyIds: string[] };
+  ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT: WebhookEndpointResult;
+  ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT: WebhookEndpointResult;
+  ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT: { endpointId: string };
+}
+
+/**
+ * The result of an activity type that has one.
+ * @example
+ * type R = ResultOf<'ACTIVITY_TYPE_SIGN_TRANSACTION_V2'>; // { signedTransaction: string }
+ */
+export type ResultOf<T extends keyof ActivityResults> = ActivityResults[T];
+
+/**
+ * What a kind's handler returns: the union of its versions' results (CREATE_PRIVATE_KEYS V1
+ * answers ids, V2 keys with addresses; the handler picks by `definition.version`).
+ * @example
+ * type R = ResultOfKind<'CREATE_PRIVATE_KEYS'>;
+ * // { privateKeyIds: string[] } | { privateKeys: PrivateKeyResult[] }
+ */
+export type ResultOfKind<K extends Exclude<ServedKind, VoteKind>> = ResultOf<
+  Extract<TypesOfKind<K>, keyof ActivityResults>
+>;
+
+/**
+ * `v1WalletResult`: a wallet just made (CREATE_WALLET, IMPORT_WALLET, a sub-organization's).
+ * @example
+ * const wallet: WalletResult = { walletId: '6b1f…', addresses: ['0x9858…'] };
+ */
+export interface WalletResult {
+  walletId: string;
+  /** The accounts' addresses, in the order the request listed the accounts. */
+  addresses: string[];
+}
+
+/**
+ * `v1PrivateKeyResult`: a private key just made, with the addresses asked for.
+ * @example
+ * const key: PrivateKeyResult = { privateKeyId: '0c5e…', addresses: [] };
+ */
+export interface PrivateKeyResult {
+  privateKeyId: string;
+  addresses: Address[];
+}
+
+/**
+ * `v1CreateSubOrganizationResultV4` … V8: `wallet` when the request asked for one.
+ * @example
+ * const r: CreateSubOrganizationResult = { subOrganizationId: '9a2c…', rootUserIds: ['…'] };
+ */
+export interface CreateSubOrganizationResult {
+  subOrganizationId: string;
+  wallet?: WalletResult;
+  rootUserIds: string[];
+}
+
+/**
+ * `v1CreateWebhookEndpointResult` and the update's: the endpoint as it now is.
+ * @example
+ * const r: WebhookEndpointResult = { endpointId: endpoint.endpointId, webhookEndpoint: endpoint };
+ */
+export interface WebhookEndpointResult {
+  endpointId: string;
+  webhookEndpoint: WebhookEndpoint;
 }

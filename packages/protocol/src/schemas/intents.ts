@@ -9,14 +9,17 @@ import {
   MNEMONIC_LANGUAGES,
   MNEMONIC_LENGTHS,
   TRANSACTION_TYPES,
+  type TransactionType,
 } from '../enums.js';
 import {
   arr,
   bool,
   enumOf,
   int,
+  intEnum,
   name,
   obj,
+  type Properties,
   type Schema,
   str,
   uuid,
@@ -39,9 +42,13 @@ import {
   userParams,
 } from './shapes.js';
 
-const nonEmpty = (items: Schema, max = 100) => arr(items, { minItems: 1, maxItems: max });
+const nonEmpty = <T>(items: Schema<T>, max = 100) => arr(items, { minItems: 1, maxItems: max });
 
-const signRaw = (signer: Record<string, Schema>, required: string) =>
+/** How a signing intent names its key: V1 by `privateKeyId`, V2 by `signWith`. */
+const BY_PRIVATE_KEY_ID = { privateKeyId: uuid() };
+const BY_SIGN_WITH = { signWith: signWith() };
+
+const signRaw = <S extends Properties>(signer: S, required: keyof S & string) =>
   obj(
     { ...signer, payload: payload(), encoding: payloadEncoding(), hashFunction: hashFunction() },
     [required, 'payload', 'encoding', 'hashFunction'],
@@ -52,12 +59,15 @@ const signRaw = (signer: Record<string, Schema>, required: string) =>
  * type"); 512 KiB of hex is far above any transaction or PSBT a client sends. Whether the hex
  * decodes is the handler's precheck ("failed to parse transaction").
  */
-const signTransactionIntent = (signer: Record<string, Schema>, required: string) =>
+const signTransactionIntent = <S extends Properties>(signer: S, required: keyof S & string) =>
   obj(
     {
       ...signer,
       type: enumOf(
-        TRANSACTION_TYPES.filter((t) => t !== 'TRANSACTION_TYPE_TEMPO'),
+        TRANSACTION_TYPES.filter(
+          (t): t is Exclude<TransactionType, 'TRANSACTION_TYPE_TEMPO'> =>
+            t !== 'TRANSACTION_TYPE_TEMPO',
+        ),
         'UNSUPPORTED_TRANSACTION_TYPE',
       ),
       unsignedTransaction: withError(
@@ -109,48 +119,63 @@ const clientSignature = () =>
   );
 
 /**
- * CREATE_SUB_ORGANIZATION V2, V4–V8. The email/SMS/OTP switches, `verificationToken` and
- * `clientSignature` are accepted and have no effect: Keyhold serves no email, SMS or OTP
+ * CREATE_SUB_ORGANIZATION V2, V4–V8, in wire order: the name, root users (whose shape is the
+ * version's) and threshold; from V4 a wallet and the email switches; from V7 the SMS/OTP
+ * switches, `verificationToken` and `clientSignature`. The switches, the token and the
+ * signature are accepted and have no effect: Keyhold serves no email, SMS or OTP
  * authentication.
  */
-const createSubOrganizationIntent = (version: number) =>
+const subOrganizationMembers = <U>(rootUser: Schema<U>) => ({
+  subOrganizationName: name(),
+  rootUsers: nonEmpty(rootUser),
+  rootQuorumThreshold: withError(
+    int({ minimum: 1 }),
+    'QUORUM_THRESHOLD_INVALID',
+    'QUORUM_THRESHOLD_INVALID',
+  ),
+});
+const subOrganizationWalletMembers = () => ({
+  wallet: withError(subOrganizationWalletParams(MNEMONIC_LENGTHS), 'MISSING_WALLET_PARAMS'),
+  disableEmailRecovery: bool(),
+  disableEmailAuth: bool(),
+});
+const subOrganizationOtpMembers = () => ({
+  disableSmsAuth: bool(),
+  disableOtpEmailAuth: bool(),
+  verificationToken: str(),
+  clientSignature: clientSignature(),
+});
+const SUB_ORGANIZATION_REQUIRED = [
+  'subOrganizationName',
+  'rootUsers',
+  'rootQuorumThreshold',
+] as const;
+const createSubOrganizationV4To6 = <U>(rootUser: Schema<U>) =>
+  obj(
+    { ...subOrganizationMembers(rootUser), ...subOrganizationWalletMembers() },
+    SUB_ORGANIZATION_REQUIRED,
+  );
+const createSubOrganizationV7 = () =>
   obj(
     {
-      subOrganizationName: name(),
-      rootUsers: nonEmpty(rootUserParams(version)),
-      rootQuorumThreshold: withError(
-        int({ minimum: 1 }),
-        'QUORUM_THRESHOLD_INVALID',
-        'QUORUM_THRESHOLD_INVALID',
-      ),
-      ...(version >= 4
-        ? {
-            wallet: withError(
-              subOrganizationWalletParams(MNEMONIC_LENGTHS),
-              'MISSING_WALLET_PARAMS',
-            ),
-            disableEmailRecovery: bool(),
-            disableEmailAuth: bool(),
-          }
-        : {}),
-      ...(version >= 7
-        ? {
-            disableSmsAuth: bool(),
-            disableOtpEmailAuth: bool(),
-            verificationToken: str(),
-            clientSignature: clientSignature(),
-          }
-        : {}),
+      ...subOrganizationMembers(rootUserParams.v7),
+      ...subOrganizationWalletMembers(),
+      ...subOrganizationOtpMembers(),
     },
-    ['subOrganizationName', 'rootUsers', 'rootQuorumThreshold'],
+    SUB_ORGANIZATION_REQUIRED,
   );
 
-/** Parameters schema by activity type. */
-export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
-  ACTIVITY_TYPE_CREATE_USERS: obj({ users: nonEmpty(userParams(1)) }, ['users']),
-  ACTIVITY_TYPE_CREATE_USERS_V2: obj({ users: nonEmpty(userParams(2)) }, ['users']),
-  ACTIVITY_TYPE_CREATE_USERS_V3: obj({ users: nonEmpty(userParams(3)) }, ['users']),
-  ACTIVITY_TYPE_CREATE_USERS_V4: obj({ users: nonEmpty(userParams(4)) }, ['users']),
+/**
+ * Parameters schema by activity type: what ajv checks, and (`IntentOf<Type>`) the type of the
+ * parameters a handler receives.
+ * @example
+ * validateIntent('ACTIVITY_TYPE_CREATE_WALLET', body.parameters); // checks INTENT_SCHEMAS entry
+ */
+export const INTENT_SCHEMAS = {
+  ACTIVITY_TYPE_CREATE_USERS: obj({ users: nonEmpty(userParams.v1) }, ['users']),
+  ACTIVITY_TYPE_CREATE_USERS_V2: obj({ users: nonEmpty(userParams.v2) }, ['users']),
+  ACTIVITY_TYPE_CREATE_USERS_V3: obj({ users: nonEmpty(userParams.v3) }, ['users']),
+  ACTIVITY_TYPE_CREATE_USERS_V4: obj({ users: nonEmpty(userParams.v3) }, ['users']),
   ACTIVITY_TYPE_CREATE_API_ONLY_USERS: obj({ apiOnlyUsers: nonEmpty(apiOnlyUserParams) }, [
     'apiOnlyUsers',
   ]),
@@ -190,21 +215,21 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
     ['threshold', 'userIds'],
   ),
   ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME: obj({ organizationName: name() }, ['organizationName']),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2: createSubOrganizationIntent(2),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: createSubOrganizationIntent(4),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: createSubOrganizationIntent(5),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: createSubOrganizationIntent(6),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: createSubOrganizationIntent(7),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: createSubOrganizationIntent(8),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2: obj(
+    subOrganizationMembers(rootUserParams.v2),
+    SUB_ORGANIZATION_REQUIRED,
+  ),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: createSubOrganizationV4To6(rootUserParams.v2),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: createSubOrganizationV4To6(rootUserParams.v5),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: createSubOrganizationV4To6(rootUserParams.v6),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: createSubOrganizationV7(),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: createSubOrganizationV7(),
   ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION: obj({ deleteWithoutExport: bool() }),
   ACTIVITY_TYPE_CREATE_WALLET: obj(
     {
       walletName: name(),
       accounts: arr(accountParams),
-      mnemonicLength: withError(
-        { type: 'integer', enum: [...MNEMONIC_LENGTHS] },
-        'INVALID_MNEMONIC_LENGTH',
-      ),
+      mnemonicLength: withError(intEnum(MNEMONIC_LENGTHS), 'INVALID_MNEMONIC_LENGTH'),
     },
     ['walletName', 'accounts'],
   ),
@@ -219,8 +244,8 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
   ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2: obj({ privateKeys: nonEmpty(privateKeyParams) }, [
     'privateKeys',
   ]),
-  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD: signRaw({ privateKeyId: uuid() }, 'privateKeyId'),
-  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2: signRaw({ signWith: signWith() }, 'signWith'),
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD: signRaw(BY_PRIVATE_KEY_ID, 'privateKeyId'),
+  ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2: signRaw(BY_SIGN_WITH, 'signWith'),
   ACTIVITY_TYPE_SIGN_RAW_PAYLOADS: obj(
     {
       signWith: signWith(),
@@ -230,8 +255,8 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
     },
     ['signWith', 'payloads', 'encoding', 'hashFunction'],
   ),
-  ACTIVITY_TYPE_SIGN_TRANSACTION: signTransactionIntent({ privateKeyId: uuid() }, 'privateKeyId'),
-  ACTIVITY_TYPE_SIGN_TRANSACTION_V2: signTransactionIntent({ signWith: signWith() }, 'signWith'),
+  ACTIVITY_TYPE_SIGN_TRANSACTION: signTransactionIntent(BY_PRIVATE_KEY_ID, 'privateKeyId'),
+  ACTIVITY_TYPE_SIGN_TRANSACTION_V2: signTransactionIntent(BY_SIGN_WITH, 'signWith'),
 
   ACTIVITY_TYPE_CREATE_POLICY_V3: policyParamsV3,
   ACTIVITY_TYPE_EXPORT_WALLET: obj(
@@ -283,8 +308,8 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
     ['walletAccountIds'],
   ),
   ACTIVITY_TYPE_CREATE_POLICIES: obj({ policies: nonEmpty(policyParamsV3) }, ['policies']),
-  ACTIVITY_TYPE_UPDATE_POLICY: updatePolicyParams(1),
-  ACTIVITY_TYPE_UPDATE_POLICY_V2: updatePolicyParams(2),
+  ACTIVITY_TYPE_UPDATE_POLICY: updatePolicyParams.v1,
+  ACTIVITY_TYPE_UPDATE_POLICY_V2: updatePolicyParams.v2,
   ACTIVITY_TYPE_DELETE_POLICY: obj({ policyId: uuid() }, ['policyId']),
   ACTIVITY_TYPE_DELETE_POLICIES: obj({ policyIds: nonEmpty(uuid()) }, ['policyIds']),
 
@@ -335,4 +360,4 @@ export const INTENT_SCHEMAS: Partial<Record<ActivityType, Schema>> = {
   ACTIVITY_TYPE_REJECT_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',
   ]),
-};
+} as const satisfies Partial<Record<ActivityType, Schema>>;

@@ -8,24 +8,28 @@ import {
   arr,
   bool,
   enumOf,
+  matching,
   openObj,
+  type Properties,
   type Schema,
   str,
+  unboundedStr,
   uuid,
   withError,
 } from './schema-builders.js';
 
-const orgId = { type: 'string' };
-
 /** `paginationOptions {limit, before, after}`; limit is a decimal string 1–100. */
 export const paginationOptions = openObj({
-  limit: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' },
+  limit: matching('^(100|[1-9][0-9]?)$'),
   before: str({ maxLength: 64 }),
   after: str({ maxLength: 64 }),
 });
 
-const q = (props: Record<string, Schema> = {}, required: string[] = []) =>
-  openObj({ organizationId: orgId, ...props }, ['organizationId', ...required]);
+/** A query body: `organizationId` (required) and the query's own members. */
+const q = <P extends Properties, R extends keyof P & string = never>(
+  props: P,
+  required: readonly R[] = [],
+) => openObj({ organizationId: unboundedStr(), ...props }, ['organizationId', ...required]);
 
 /** `filterType` of list_suborgs (wire-compat §2.6). */
 export const SUB_ORG_FILTER_TYPES = [
@@ -39,10 +43,15 @@ export const SUB_ORG_FILTER_TYPES = [
   'PUBLIC_KEY',
 ] as const;
 
-/** Query request schemas by path name. */
-export const QUERY_SCHEMAS: Record<string, Schema> = {
-  whoami: q(),
-  get_organization: q(),
+/**
+ * Query request schemas by path name: what ajv checks, and (`QueryOf<Name>`) the type of the
+ * body a query handler receives.
+ * @example
+ * validateQuery('get_wallet', body); // checks QUERY_SCHEMAS.get_wallet
+ */
+export const QUERY_SCHEMAS = {
+  whoami: q({}),
+  get_organization: q({}),
   get_activity: q({ activityId: uuid() }, ['activityId']),
   list_activities: q({
     filterByStatus: arr(enumOf(ACTIVITY_STATUSES)),
@@ -50,27 +59,27 @@ export const QUERY_SCHEMAS: Record<string, Schema> = {
     paginationOptions,
   }),
   get_user: q({ userId: uuid() }, ['userId']),
-  list_users: q(),
+  list_users: q({}),
   get_api_keys: q({ userId: uuid() }),
   get_api_key: q({ apiKeyId: uuid() }, ['apiKeyId']),
-  list_wallets: q(),
+  list_wallets: q({}),
   get_wallet: q({ walletId: uuid() }, ['walletId']),
   list_wallet_accounts: q({ walletId: uuid(), includeWalletDetails: bool(), paginationOptions }),
   get_wallet_account: q(
     { walletId: uuid(), address: str({ maxLength: 256 }), path: str({ maxLength: 256 }) },
     ['walletId'],
   ),
-  list_private_keys: q(),
+  list_private_keys: q({}),
   get_private_key: q({ privateKeyId: withError(uuid(), 'BAD_REQUEST_BODY') }, ['privateKeyId']),
-  list_policies: q(),
+  list_policies: q({}),
   get_policy: q({ policyId: uuid() }, ['policyId']),
   get_policy_evaluations: q({ activityId: uuid() }, ['activityId']),
-  list_user_tags: q(),
-  list_private_key_tags: q(),
-  list_webhook_endpoints: q(),
+  list_user_tags: q({}),
+  list_private_key_tags: q({}),
+  list_webhook_endpoints: q({}),
   list_suborgs: q({
     filterType: enumOf(SUB_ORG_FILTER_TYPES),
     filterValue: str({ maxLength: 8192 }),
     paginationOptions,
   }),
-};
+} as const satisfies Record<string, Schema>;

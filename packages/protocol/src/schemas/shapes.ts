@@ -14,8 +14,11 @@ import {
 } from '../enums.js';
 import {
   arr,
+  emptyArr,
   enumOf,
+  type Infer,
   int64,
+  intEnum,
   name,
   obj,
   type Schema,
@@ -25,10 +28,10 @@ import {
 } from './schema-builders.js';
 
 /** Hex public keys: compressed/uncompressed SEC1 (66/130) or Ed25519 (64). */
-const publicKeyHex = (): Schema =>
+const publicKeyHex = () =>
   withError(str({ pattern: '^(0x)?[0-9a-fA-F]{64,130}$' }), 'INVALID_PUBLIC_KEY');
 
-const expirationSeconds = (): Schema =>
+const expirationSeconds = () =>
   withError(int64({ pattern: '^[0-9]{1,12}$' }), 'INVALID_API_KEY_EXPIRATION');
 
 /** ApiKeyParams (V1): no curve type; the key is P-256. */
@@ -48,25 +51,42 @@ export const apiKeyParamsV2 = obj(
   ['apiKeyName', 'publicKey', 'curveType'],
 );
 
+/**
+ * An API key of any version as a handler sees it: V1 keys carry no `curveType` (P-256).
+ * @example
+ * const key: ApiKeyParams = { apiKeyName: 'ci', publicKey: '02ab…' };
+ */
+export type ApiKeyParams = Infer<typeof apiKeyParamsV1> | Infer<typeof apiKeyParamsV2>;
+
 const userTags = () => arr(uuid());
 const email = () => str({ maxLength: 320 });
 
-/** Users of CREATE_USERS V1 (with accessType) … V4. Authenticators and OAuth providers must be empty until they are supported. */
-export const userParams = (version: 1 | 2 | 3 | 4): Schema => {
-  const props: Record<string, Schema> = {
-    userName: name(),
-    userEmail: email(),
-    apiKeys: arr(version >= 3 ? apiKeyParamsV2 : apiKeyParamsV1, { maxItems: 20 }),
-    authenticators: arr({ type: 'object' }, { maxItems: 0 }),
-    userTags: userTags(),
-  };
-  if (version === 1) props.accessType = enumOf(ACCESS_TYPES);
-  if (version >= 3) {
-    props.userPhoneNumber = str({ maxLength: 32 });
-    props.oauthProviders = arr({ type: 'object' }, { maxItems: 0 });
-  }
-  return obj(props, ['userName']);
-};
+/** The members every CREATE_USERS version shares, in wire order. */
+const userMembers = <K>(apiKey: Schema<K>) => ({
+  userName: name(),
+  userEmail: email(),
+  apiKeys: arr(apiKey, { maxItems: 20 }),
+  authenticators: emptyArr(),
+  userTags: userTags(),
+});
+
+/**
+ * Users of CREATE_USERS V1 (with accessType) … V4, by version. Authenticators and OAuth
+ * providers must be empty until they are supported.
+ */
+export const userParams = {
+  v1: obj({ ...userMembers(apiKeyParamsV1), accessType: enumOf(ACCESS_TYPES) }, ['userName']),
+  v2: obj(userMembers(apiKeyParamsV1), ['userName']),
+  /** V3 and V4: V2 API keys, a phone number, OAuth providers. */
+  v3: obj(
+    {
+      ...userMembers(apiKeyParamsV2),
+      userPhoneNumber: str({ maxLength: 32 }),
+      oauthProviders: emptyArr(),
+    },
+    ['userName'],
+  ),
+} as const;
 
 export const apiOnlyUserParams = obj(
   {
@@ -89,6 +109,19 @@ export const accountParams = obj(
   },
   ['curve', 'pathFormat', 'path', 'addressFormat'],
 );
+
+/**
+ * A wallet account to derive, as CREATE_WALLET, CREATE_WALLET_ACCOUNTS, IMPORT_WALLET and a
+ * sub-organization's wallet send it.
+ * @example
+ * const account: AccountParams = {
+ *   curve: 'CURVE_SECP256K1',
+ *   pathFormat: 'PATH_FORMAT_BIP32',
+ *   path: "m/44'/60'/0'/0/0",
+ *   addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
+ * };
+ */
+export type AccountParams = Infer<typeof accountParams>;
 
 export const privateKeyParams = obj(
   {
@@ -128,43 +161,62 @@ export const policyParamsV3 = obj(
   ['policyName', 'effect'],
 );
 
-/** UpdatePolicyIntent (V1) and V2 (adds `time`): every field but the id is optional. */
-export const updatePolicyParams = (version: 1 | 2): Schema => {
-  const props: Record<string, Schema> = {
-    policyId: uuid(),
-    policyName: name(),
-    policyEffect: policyEffect(),
-    policyCondition: policyExpression(),
-    policyConsensus: policyExpression(),
-    policyNotes: policyNotes(),
-  };
-  if (version === 2) props.time = policyExpression();
-  return obj(props, ['policyId']);
-};
+/** The members of UpdatePolicyIntent (V1): every field but the id is optional. */
+const updatePolicyMembers = () => ({
+  policyId: uuid(),
+  policyName: name(),
+  policyEffect: policyEffect(),
+  policyCondition: policyExpression(),
+  policyConsensus: policyExpression(),
+  policyNotes: policyNotes(),
+});
+
+/** UpdatePolicyIntent (V1) and V2 (adds `time`). */
+export const updatePolicyParams = {
+  v1: obj(updatePolicyMembers(), ['policyId']),
+  v2: obj({ ...updatePolicyMembers(), time: policyExpression() }, ['policyId']),
+} as const;
 
 /** Credentials Keyhold cannot store yet: accepted only as empty arrays, refused with a message. */
-const unsupportedCredentials = () =>
-  withError(arr({ type: 'object' }, { maxItems: 0 }), 'ROOT_USER_CREDENTIAL_NOT_SUPPORTED');
+const unsupportedCredentials = () => withError(emptyArr(), 'ROOT_USER_CREDENTIAL_NOT_SUPPORTED');
+
+/** The members every RootUser version shares, in wire order. */
+const rootUserMembers = <K>(apiKey: Schema<K>) => ({
+  userName: name(),
+  userEmail: email(),
+  apiKeys: arr(apiKey, { maxItems: 20 }),
+  authenticators: unsupportedCredentials(),
+});
 
 /**
  * RootUser of CREATE_SUB_ORGANIZATION, by intent version: V2 and V4 take V1 API keys and
  * authenticators; V5 adds oauthProviders; V6 API keys with curveType; V7 and V8 add
  * userPhoneNumber. Authenticators and OAuth providers must be empty until they are supported.
  */
-export const rootUserParams = (version: number): Schema => {
-  const props: Record<string, Schema> = {
-    userName: name(),
-    userEmail: email(),
-    apiKeys: arr(version >= 6 ? apiKeyParamsV2 : apiKeyParamsV1, { maxItems: 20 }),
-    authenticators: unsupportedCredentials(),
-  };
-  if (version >= 5) props.oauthProviders = unsupportedCredentials();
-  if (version >= 7) props.userPhoneNumber = str({ maxLength: 32 });
-  return obj(props, ['userName']);
-};
+export const rootUserParams = {
+  /** V2 and V4. */
+  v2: obj(rootUserMembers(apiKeyParamsV1), ['userName']),
+  v5: obj({ ...rootUserMembers(apiKeyParamsV1), oauthProviders: unsupportedCredentials() }, [
+    'userName',
+  ]),
+  v6: obj({ ...rootUserMembers(apiKeyParamsV2), oauthProviders: unsupportedCredentials() }, [
+    'userName',
+  ]),
+  /** V7 and V8. */
+  v7: obj(
+    {
+      ...rootUserMembers(apiKeyParamsV2),
+      oauthProviders: unsupportedCredentials(),
+      userPhoneNumber: str({ maxLength: 32 }),
+    },
+    ['userName'],
+  ),
+} as const;
 
 /** WalletParams of CREATE_SUB_ORGANIZATION V4+: a name and at least one account. */
-export const subOrganizationWalletParams = (mnemonicLengths: readonly number[]): Schema =>
+export const subOrganizationWalletParams = <const L extends number>(
+  mnemonicLengths: readonly L[],
+) =>
   obj(
     {
       walletName: withError(name(), 'MISSING_WALLET_PARAMS', 'MISSING_WALLET_PARAMS'),
@@ -173,10 +225,7 @@ export const subOrganizationWalletParams = (mnemonicLengths: readonly number[]):
         'MISSING_WALLET_PARAMS',
         'MISSING_WALLET_PARAMS',
       ),
-      mnemonicLength: withError(
-        { type: 'integer', enum: [...mnemonicLengths] },
-        'INVALID_MNEMONIC_LENGTH',
-      ),
+      mnemonicLength: withError(intEnum(mnemonicLengths), 'INVALID_MNEMONIC_LENGTH'),
     },
     ['walletName', 'accounts'],
   );
