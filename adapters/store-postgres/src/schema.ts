@@ -4,31 +4,15 @@
  * migrated database must have, and the rules for a schema name.
  * @module
  */
+import { STORE_TABLES, uniqueConstraints } from '@keyhold/store-tables';
 
-/** Real constraint (index) names of the migrations → the port's constraint names. */
-export const CONSTRAINT_NAMES: Readonly<Record<string, string>> = {
-  organizations_pkey: 'organization_pkey',
-  users_pkey: 'user_pkey',
-  api_keys_pkey: 'api_key_pkey',
-  api_keys_public_key_key: 'api_key_public_key',
-  wallets_pkey: 'wallet_pkey',
-  wallet_accounts_pkey: 'wallet_account_pkey',
-  wallet_accounts_path_key: 'wallet_account_path',
-  private_keys_pkey: 'private_key_pkey',
-  activities_pkey: 'activity_pkey',
-  activities_fingerprint_key: 'activity_fingerprint',
-  // 0002
-  policies_pkey: 'policy_pkey',
-  policies_name_key: 'policy_name',
-  user_tags_pkey: 'user_tag_pkey',
-  user_tags_name_key: 'user_tag_name',
-  private_key_tags_pkey: 'private_key_tag_pkey',
-  private_key_tags_name_key: 'private_key_tag_name',
-  policy_evaluations_pkey: 'policy_evaluation_pkey',
-  // 0004
-  webhook_endpoints_pkey: 'webhook_endpoint_pkey',
-  webhook_deliveries_pkey: 'webhook_delivery_pkey',
-};
+/**
+ * Real constraint (index) names of the migrations → the port's constraint names, from the
+ * table specs (the migrations must use the names the specs give).
+ */
+export const CONSTRAINT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  STORE_TABLES.flatMap((spec) => uniqueConstraints(spec)).map((c) => [c.sqlName, c.name]),
+);
 
 /** The migration version that creates each table (0: the runner's own). */
 const TABLE_VERSIONS = {

@@ -1,0 +1,216 @@
+/**
+ * The generic SQL repository of one table, built from its spec (@keyhold/store-tables): the
+ * statements are generated once, when the store module loads, and every repository method
+ * that is the same for every table (get, list, insert, update, delete, lookups by equal
+ * fields) runs them. Only the bespoke queries (address lookups, paging, the credential
+ * lookup, the outbox) are written out in sql-store.ts.
+ *
+ * Inserts use `ON CONFLICT DO NOTHING` and, when nothing was inserted, ask which unique key
+ * was hit (in the order the memory store checks them). So a conflict never aborts the
+ * surrounding database transaction: a caller may catch StoreConflictError and go on, as it
+ * can with the memory store. Updates are upserts, like the memory store's `set`.
+ * @module
+ */
+import { StoreConflictError } from '@keyhold/activities';
+import {
+  type ColumnType,
+  keyFields,
+  type TableSpec,
+  type UniqueConstraint,
+  uniqueConstraints,
+} from '@keyhold/store-tables';
+import type { Row, SqlClient } from './sql-client.js';
+
+/** The value a column holds, as a statement parameter. */
+function encode(type: ColumnType, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  return type === 'json' ? JSON.stringify(value) : value;
+}
+
+/** A placeholder, cast where the driver sends text (JSON) or arrays. */
+function placeholder(type: ColumnType, n: number): string {
+  if (type === 'json') return `$${n}::text::jsonb`;
+  if (type === 'text[]') return `$${n}::text[]`;
+  return `$${n}`;
+}
+
+/** `a = $1 AND b = $2 …`, numbering from `first`. */
+const equalities = (columns: readonly string[], first = 1): string =>
+  columns.map((c, i) => `${c} = $${first + i}`).join(' AND ');
+
+/** What a table's repository does inside one transaction. */
+export interface SqlTableRepository<R> {
+  /** The record with this key (the scope, then the rest of the primary key). */
+  get(...key: string[]): Promise<R | undefined>;
+  /** Like `get`, and locks the row until the transaction ends. */
+  getForUpdate(...key: string[]): Promise<R | undefined>;
+  /** The records of one scope (organization), by createdAt then insertion order. */
+  list(scope: string): Promise<R[]>;
+  insert(record: R): Promise<void>;
+  update(record: R): Promise<void>;
+  delete(...key: string[]): Promise<void>;
+}
+
+/** A lookup by equal fields, run on a transaction's client. */
+export type SqlLookup<T> = (db: SqlClient, ...values: string[]) => Promise<T>;
+
+/**
+ * One table: its statements, generated from the spec, and the row ↔ record mapping.
+ * @example
+ * const users = new SqlTable(USERS);
+ * const repository = users.over(client); // inside a transaction
+ * await repository.insert(user);
+ */
+export class SqlTable<R> {
+  private readonly columns: string[];
+  private readonly selectByKey: string;
+  private readonly selectByKeyForUpdate: string;
+  private readonly insertOnce: string;
+  private readonly upsert: string;
+  private readonly deleteByKey: string;
+  private readonly listByScope: string;
+  /** For each constraint checked before an insert reports the last one. */
+  private readonly probes: { name: string; sql: string; fields: readonly (keyof R)[] }[];
+  private readonly otherwise: string;
+  /** For each constraint `update` checks: a row holding it that is not this record. */
+  private readonly takenByOther: { name: string; sql: string; fields: readonly (keyof R)[] }[];
+  private readonly keys: readonly (keyof R & string)[];
+
+  constructor(readonly spec: TableSpec<R>) {
+    const { table } = spec;
+    const column = (field: keyof R) => spec.fields.find((f) => f.field === field)!.column;
+    const columnsOf = (fields: readonly (keyof R)[]) => fields.map(column);
+    const written = [
+      ...spec.fields.map((f) => ({ column: f.column, type: f.type })),
+      ...(spec.derived ?? []),
+    ];
+    this.columns = written.map((c) => c.column);
+    const values = written.map((c, i) => placeholder(c.type, i + 1)).join(', ');
+    const into = `INSERT INTO ${table} (${this.columns.join(', ')}) VALUES (${values})`;
+    this.keys = keyFields(spec);
+    this.selectByKey = `SELECT * FROM ${table} WHERE ${equalities(columnsOf(this.keys))}`;
+    this.selectByKeyForUpdate = `${this.selectByKey} FOR UPDATE`;
+    this.deleteByKey = `DELETE FROM ${table} WHERE ${equalities(columnsOf(this.keys))}`;
+    this.insertOnce = `${into} ON CONFLICT DO NOTHING RETURNING 1 AS inserted`;
+    const primary = columnsOf(spec.primaryKey.fields);
+    const set = this.columns
+      .filter((c) => !primary.includes(c))
+      .map((c) => `${c} = EXCLUDED.${c}`)
+      .join(', ');
+    this.upsert = `${into} ON CONFLICT (${primary.join(', ')}) DO UPDATE SET ${set}`;
+    this.listByScope =
+      spec.scope === undefined
+        ? ''
+        : `SELECT * FROM ${table} WHERE ${column(spec.scope)} = $1 ORDER BY ${this.order()}`;
+    const constraints = uniqueConstraints(spec);
+    const probe = (c: UniqueConstraint<R>) => ({
+      name: c.name,
+      sql: `SELECT 1 FROM ${table} WHERE ${equalities(columnsOf(c.fields))}`,
+      fields: c.fields,
+    });
+    this.probes = constraints.slice(0, -1).map(probe);
+    this.otherwise = constraints.at(-1)!.name;
+    this.takenByOther = constraints
+      .filter((c) => c.checkedOnUpdate)
+      .map((c) => {
+        const other = spec.primaryKey.fields.filter((f) => !c.fields.includes(f));
+        const not = equalities(columnsOf(other), c.fields.length + 1);
+        return {
+          name: c.name,
+          sql: `SELECT 1 FROM ${table} WHERE ${equalities(columnsOf(c.fields))} AND NOT (${not})`,
+          fields: [...c.fields, ...other],
+        };
+      });
+  }
+
+  /** The listing order: createdAt, ties in insertion order. */
+  private order(): string {
+    const createdAt = this.spec.fields.find((f) => f.field === this.spec.createdAt);
+    return createdAt ? `${createdAt.column}, seq` : 'seq';
+  }
+
+  /** The record a row holds: fields in spec order, NULL optional fields absent. */
+  readonly of = (row: Row): R => {
+    const record: Record<string, unknown> = {};
+    for (const { field, column, type, optional } of this.spec.fields) {
+      const value = row[column];
+      if (optional && (value === null || value === undefined)) continue;
+      record[field] = type === 'integer' ? Number(value) : value;
+    }
+    return record as R;
+  };
+
+  /** The parameters of the insert and upsert statements, in column order. */
+  private params(record: R): unknown[] {
+    const params = this.spec.fields.map((f) => encode(f.type, record[f.field]));
+    for (const d of this.spec.derived ?? []) params.push(encode(d.type, d.value(record)));
+    return params;
+  }
+
+  /**
+   * A lookup of one record by equal fields: the one, when they are a unique constraint's, or
+   * else the first inserted of those that match (`ORDER BY seq LIMIT 1`).
+   * @example
+   * const byName = policies.finder(['organizationId', 'policyName']);
+   * await byName(client, organizationId, 'admins');
+   */
+  finder(fields: readonly (keyof R & string)[]): SqlLookup<R | undefined> {
+    const columns = fields.map((f) => this.spec.fields.find((c) => c.field === f)!.column);
+    const unique = uniqueConstraints(this.spec).some(
+      (c) => c.fields.length === fields.length && c.fields.every((f) => fields.includes(f)),
+    );
+    const sql = `SELECT * FROM ${this.spec.table} WHERE ${equalities(columns)}${unique ? '' : ' ORDER BY seq LIMIT 1'}`;
+    return async (db, ...values) => {
+      const [row] = await db.query(sql, values);
+      return row === undefined ? undefined : this.of(row);
+    };
+  }
+
+  /**
+   * A listing of the records with equal fields, by createdAt then insertion order.
+   * @example
+   * const byUser = apiKeys.lister(['organizationId', 'userId']);
+   * await byUser(client, organizationId, userId);
+   */
+  lister(fields: readonly (keyof R & string)[]): SqlLookup<R[]> {
+    const columns = fields.map((f) => this.spec.fields.find((c) => c.field === f)!.column);
+    const sql = `SELECT * FROM ${this.spec.table} WHERE ${equalities(columns)} ORDER BY ${this.order()}`;
+    return async (db, ...values) => (await db.query(sql, values)).map(this.of);
+  }
+
+  /** The repository of this table inside one transaction. */
+  over(db: SqlClient): SqlTableRepository<R> {
+    const one = async (sql: string, params: readonly unknown[]) => {
+      const [row] = await db.query(sql, params);
+      return row === undefined ? undefined : this.of(row);
+    };
+    const valuesOf = (record: R, fields: readonly (keyof R)[]) => fields.map((f) => record[f]);
+    return {
+      get: (...key) => one(this.selectByKey, key),
+      getForUpdate: (...key) => one(this.selectByKeyForUpdate, key),
+      list: async (scope) => (await db.query(this.listByScope, [scope])).map(this.of),
+      insert: async (record) => {
+        const inserted = await db.query(this.insertOnce, this.params(record));
+        if (inserted.length > 0) return;
+        for (const probe of this.probes) {
+          const taken = await db.query(probe.sql, valuesOf(record, probe.fields));
+          if (taken.length > 0) throw new StoreConflictError(probe.name);
+        }
+        // The only key left, though the row it collided with may be gone by now.
+        throw new StoreConflictError(this.otherwise);
+      },
+      update: async (record) => {
+        // A key held by another record is a conflict, reported without aborting the
+        // database transaction (as the memory store does).
+        for (const check of this.takenByOther) {
+          const taken = await db.query(check.sql, valuesOf(record, check.fields));
+          if (taken.length > 0) throw new StoreConflictError(check.name);
+        }
+        await db.query(this.upsert, this.params(record));
+      },
+      delete: async (...key) => {
+        await db.query(this.deleteByKey, key);
+      },
+    };
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * @keyhold/store-tables — the declarative specs of the tables behind the Store port of
+ * @keyhold/activities, one per table, from which the store adapters build their repositories.
+ * @module
+ */
+
+export { STORE_TABLES } from './store-tables.js';
+export {
+  type ColumnType,
+  type DerivedColumn,
+  type FieldColumn,
+  keyFields,
+  type TableSpec,
+  type UniqueConstraint,
+  uniqueConstraints,
+} from './table-spec.js';
+export { ACTIVITIES } from './tables/activities.js';
+export { API_KEYS } from './tables/api-keys.js';
+export { ORGANIZATIONS } from './tables/organizations.js';
+export { POLICIES } from './tables/policies.js';
+export { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
+export { PRIVATE_KEYS } from './tables/private-keys.js';
+export { PRIVATE_KEY_TAGS, USER_TAGS } from './tables/tags.js';
+export { USERS } from './tables/users.js';
+export { WALLET_ACCOUNTS } from './tables/wallet-accounts.js';
+export { WALLETS } from './tables/wallets.js';
+export { WEBHOOK_DELIVERIES } from './tables/webhook-deliveries.js';
+export { WEBHOOK_ENDPOINTS } from './tables/webhook-endpoints.js';

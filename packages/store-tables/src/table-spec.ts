@@ -1,0 +1,119 @@
+/**
+ * A declarative spec of one table behind the Store port: which record fields are stored in
+ * which columns and how, the primary key and the other unique constraints with the names the
+ * port reports in StoreConflictError, the field that scopes it (the organization) and its
+ * listing order. Both store adapters build their generic repository from it once (the memory
+ * store its maps and indexes, the SQL store its statements), so a table's shape is written in
+ * one place; the migrations stay explicit SQL and must agree with it (the Store contract
+ * checks that they do).
+ * @module
+ */
+
+/**
+ * How a column holds a value.
+ * - `text`: a string.
+ * - `integer`: a number (a Postgres `bigint` or `integer`; read back with `Number`).
+ * - `boolean`: a boolean.
+ * - `json`: any JSON value (a Postgres `jsonb`; written as JSON text).
+ * - `text[]`: an array of strings.
+ * @example
+ * const type: ColumnType = 'json';
+ */
+export type ColumnType = 'text' | 'integer' | 'boolean' | 'json' | 'text[]';
+
+/**
+ * One record field and its column.
+ * @example
+ * const email: FieldColumn<UserRecord> = { field: 'userEmail', column: 'user_email', type: 'text', optional: true };
+ */
+export interface FieldColumn<R> {
+  readonly field: keyof R & string;
+  readonly column: string;
+  readonly type: ColumnType;
+  /** The field may be absent: absent is stored as NULL, and NULL is read back as absent. */
+  readonly optional?: boolean;
+}
+
+/**
+ * A column that holds no field of its own but a value computed from the record when it is
+ * written (an index key), never read back into the record.
+ * @example
+ * const key: DerivedColumn<WalletAccountRecord> = {
+ *   column: 'address_key', type: 'text', value: (r) => addressKey(r.address),
+ * };
+ */
+export interface DerivedColumn<R> {
+  readonly column: string;
+  readonly type: ColumnType;
+  readonly value: (record: R) => unknown;
+}
+
+/**
+ * A set of fields no two records of the table share.
+ * @example
+ * const name: UniqueConstraint<PolicyRecord> = {
+ *   name: 'policy_name', sqlName: 'policies_name_key',
+ *   fields: ['organizationId', 'policyName'], checkedOnUpdate: true,
+ * };
+ */
+export interface UniqueConstraint<R> {
+  /** The name the port reports (`StoreConflictError.constraint`). */
+  readonly name: string;
+  /** The name the SQL migrations give the constraint. */
+  readonly sqlName: string;
+  readonly fields: readonly (keyof R & string)[];
+  /**
+   * `update` refuses a record whose fields are held by another record (a rename onto a taken
+   * name), without spoiling the transaction. Otherwise only `insert` checks the constraint.
+   */
+  readonly checkedOnUpdate?: boolean;
+}
+
+/**
+ * The spec of one table.
+ * @example
+ * const spec: TableSpec<TagRecord> = USER_TAGS;
+ * spec.primaryKey.name; // 'user_tag_pkey'
+ */
+export interface TableSpec<R> {
+  /** The SQL table. */
+  readonly table: string;
+  /** Every field of the record, in the order records are built when read. */
+  readonly fields: readonly FieldColumn<R>[];
+  /** Columns computed from the record when written. */
+  readonly derived?: readonly DerivedColumn<R>[];
+  /**
+   * The field repository calls are scoped by (`get(organizationId, id)`,
+   * `list(organizationId)`); absent for organizations themselves.
+   */
+  readonly scope?: keyof R & string;
+  /** Identifies a record; `get` takes the scope, then the other fields of the key. */
+  readonly primaryKey: UniqueConstraint<R>;
+  /** The other unique constraints, in the order an insert checks them (after the key). */
+  readonly unique?: readonly UniqueConstraint<R>[];
+  /**
+   * The record's creation time. When given, listings are ordered by it, ties in insertion
+   * order (the SQL tables' `seq`); the table then has a `seq` column.
+   */
+  readonly createdAt?: keyof R & string;
+}
+
+/**
+ * The unique constraints of a table in the order an insert checks them: the key first.
+ * @example
+ * uniqueConstraints(API_KEYS).map((c) => c.name); // ['api_key_pkey', 'api_key_public_key']
+ */
+export function uniqueConstraints<R>(spec: TableSpec<R>): readonly UniqueConstraint<R>[] {
+  return [spec.primaryKey, ...(spec.unique ?? [])];
+}
+
+/**
+ * The fields `get` takes, in order: the scope, then the rest of the primary key.
+ * @example
+ * keyFields(USERS); // ['organizationId', 'userId']
+ * keyFields(ACTIVITIES); // ['organizationId', 'id']
+ */
+export function keyFields<R>(spec: TableSpec<R>): readonly (keyof R & string)[] {
+  const rest = spec.primaryKey.fields.filter((f) => f !== spec.scope);
+  return spec.scope === undefined ? rest : [spec.scope, ...rest];
+}
