@@ -11,7 +11,9 @@ export default defineConfig({
   oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } } as never,
   test: {
     include: ['{packages,adapters,conformance,examples}/**/src/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    // Latency tests (`*.load.test.ts`) run afterwards, one file at a time, on a machine no
+    // other test file is loading: vitest.load.config.ts.
+    exclude: ['**/node_modules/**', '**/dist/**', '**/*.load.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
