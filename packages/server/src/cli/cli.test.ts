@@ -201,7 +201,7 @@ describe('keyhold serve --data (embedded PGlite)', () => {
     second.child.kill('SIGTERM');
     expect(await second.exit()).toBe(0);
     expect(second.stderr()).not.toContain(readFileSync(join(dir, 'master.key'), 'utf8').trim());
-  });
+  }, 120_000); // two starts on a new embedded database: long on a busy machine
 
   it('refuses a master key that does not match the data directory', async () => {
     const dir = join(tmp, 'mismatch');

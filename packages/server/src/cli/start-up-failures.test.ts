@@ -82,7 +82,10 @@ function modesUnder(dir: string): Array<[string, number]> {
   return found;
 }
 
-describe('keyhold serve --data: failures exit at once and release the directory', () => {
+// Each test starts the server up to three times on an embedded database: minutes on a busy machine.
+describe('keyhold serve --data: failures exit at once and release the directory', {
+  timeout: 120_000,
+}, () => {
   const dir = join(tmp, 'data');
   const owner = generateApiKeyPair();
 
@@ -138,18 +141,21 @@ describe('keyhold serve --data: failures exit at once and release the directory'
 });
 
 describe('keyhold serve --data: a directory others can open is refused', () => {
-  it.each([0o755, 0o770, 0o707])('mode %d (decimal): exit 2 with the chmod that fixes it', async (mode) => {
-    const dir = join(tmp, `open-${mode.toString(8)}`);
-    mkdirSync(dir);
-    chmodSync(dir, mode);
-    const run = serve('--data', dir);
-    const { code } = await run.exit();
-    expect(code).toBe(2);
-    expect(run.stderr()).toContain(
-      `--data ${dir} is open to other users (mode 0${mode.toString(8)})`,
-    );
-    expect(run.stderr()).toContain(`chmod 700 ${dir}`);
-    // Nothing was written into it.
-    expect(readdirSync(dir)).toEqual([]);
-  });
+  it.each([0o755, 0o770, 0o707])(
+    'mode %d (decimal): exit 2 with the chmod that fixes it',
+    async (mode) => {
+      const dir = join(tmp, `open-${mode.toString(8)}`);
+      mkdirSync(dir);
+      chmodSync(dir, mode);
+      const run = serve('--data', dir);
+      const { code } = await run.exit();
+      expect(code).toBe(2);
+      expect(run.stderr()).toContain(
+        `--data ${dir} is open to other users (mode 0${mode.toString(8)})`,
+      );
+      expect(run.stderr()).toContain(`chmod 700 ${dir}`);
+      // Nothing was written into it.
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 });
