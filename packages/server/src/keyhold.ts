@@ -84,13 +84,14 @@ export interface KeyholdOptions {
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
   consensusExpiryMs?: number;
   /**
-   * Meters requests before authentication, per lane and per client IP / organization, and
-   * answers 429 over the limit (`@keyhold/ratelimit-memory` for one instance,
+   * Meters requests per lane — the client IP before authentication, the user and organization
+   * once the stamp verified, weighted by what the request carries — and answers 429 over the
+   * limit (`@keyhold/ratelimit-memory` for one instance,
    * `@keyhold/ratelimit-redis` for many). Default: none — nothing is limited and no
    * `ratelimit-*` headers are sent, which suits embedded use. Closed by `close()`.
    */
   rateLimiter?: RateLimiter;
-  /** Rules over the defaults (60 per second per IP and per organization in every lane). */
+  /** Rules over the defaults (60/s per IP, per user and per organization, in every lane). */
   rateLimits?: RateLimitOverrides;
   /** The word in `X-<Brand>-*` headers, e.g. `X-Keyhold-RateLimit-Lane`. Default `Keyhold`. */
   brand?: string;
@@ -234,7 +235,7 @@ export class Keyhold implements RequestHandler {
  * const client = keyhold.client({ organizationId, apiPrivateKey: privateKey });
  * const { walletId } = await client.createWallet({ walletName: 'treasury', accounts: [...] });
  * @example
- * // Metered: 429 over 60 requests per second per client IP and per organization.
+ * // Metered: 429 over 60 per second per client IP, per user and per organization.
  * const limited = createKeyhold({ rateLimiter: new MemoryRateLimiter() });
  * @example
  * // Derivation, addresses and signatures on worker threads (closed by keyhold.close()).
