@@ -8,7 +8,6 @@ const conditions = ['keyhold-source', 'module', 'node', 'development|production'
 export default defineConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions } },
-  oxc: { decorator: { legacy: true, emitDecoratorMetadata: true } } as never,
   test: {
     include: ['{packages,adapters,conformance,examples}/**/src/**/*.test.ts'],
     // Latency tests (`*.load.test.ts`) run afterwards, one file at a time, on a machine no

@@ -5,7 +5,6 @@
  * validation and policy path as a remote client.
  * @module
  */
-import 'reflect-metadata';
 import {
   type ActivityService,
   type ActivityServiceOptions,
