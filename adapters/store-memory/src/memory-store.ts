@@ -4,6 +4,11 @@
  * Records are cloned on the way in and out, so callers never share state with the store.
  * For tests, examples and embedding; state ends with the process.
  *
+ * Each table is a MemoryTable built from its spec (@keyhold/store-tables), which does get,
+ * list, insert, update, delete and the unique lookups; what is written out here is what
+ * differs per table: the lookups by address and public key (the first inserted holder
+ * answers), paging, the credential index, deleting an organization.
+ *
  * The store is also the Outbox of the webhook deliveries its transactions enqueue: claims and
  * marks run in the same one-at-a-time queue as transactions, so a delivery is claimable once
  * its transaction has finished.
@@ -13,72 +18,72 @@ import {
   type ActivityFilter,
   type ActivityRecord,
   type ApiKeyCredential,
-  type ApiKeyRecord,
   addressKey,
   type CredentialRelation,
   type NamedRecordRepository,
   type OrganizationRecord,
   type PageRequest,
-  type PolicyEvaluationRecord,
-  type PolicyRecord,
   type PrivateKeyRecord,
   type Store,
   StoreConflictError,
   type StoreTransaction,
-  type TagRecord,
-  type UserRecord,
   type WalletAccountRecord,
-  type WalletRecord,
-  type WebhookEndpointRecord,
 } from '@keyhold/activities';
+import { STORE_TABLES } from '@keyhold/store-tables';
 import type { Outbox, WebhookDelivery, WebhookDeliveryStatus } from '@keyhold/webhooks';
+import { FirstHolderIndex } from './first-holder-index.js';
 import { Journal } from './journal.js';
-
-const k = (...parts: string[]) => parts.join('\u0000');
-const clone = <T>(value: T): T => structuredClone(value);
+import { clone, k, MemoryTable } from './memory-table.js';
 
 class State {
-  organizations = new Map<string, OrganizationRecord>();
-  users = new Map<string, UserRecord>();
-  apiKeys = new Map<string, ApiKeyRecord>();
-  apiKeyByPublicKey = new Map<string, string>();
+  seq = 0;
+  private readonly next = () => ++this.seq;
+  organizations = new MemoryTable(STORE_TABLES.organizations, this.next);
+  users = new MemoryTable(STORE_TABLES.users, this.next);
+  apiKeys = new MemoryTable(STORE_TABLES.apiKeys, this.next);
+  apiKeyByPublicKey = this.apiKeys.finder(['organizationId', 'publicKey']);
+  apiKeysByUser = this.apiKeys.lister(['organizationId', 'userId']);
   /**
    * Credential index: public key → the organizations holding an API key with it (frozen
    * arrays, replaced on every key insert and delete, so the journal can undo them). Users are
    * read live, so deleting a user needs no entry here; deleting an organization deletes its keys.
    */
   apiKeyOrganizationsByPublicKey = new Map<string, readonly string[]>();
-  wallets = new Map<string, WalletRecord>();
-  accounts = new Map<string, WalletAccountRecord>();
-  accountByAddress = new Map<string, string>();
-  accountByPublicKey = new Map<string, string>();
-  accountByPath = new Map<string, string>();
-  privateKeys = new Map<string, PrivateKeyRecord>();
-  privateKeyByAddress = new Map<string, string>();
-  privateKeyByPublicKey = new Map<string, string>();
-  /**
-   * Insertion order of wallets, accounts and private keys: listings sort by it (not by Map
-   * order), so a rolled-back delete returns a record to its place.
-   */
-  walletSeq = new Map<string, number>();
-  accountSeq = new Map<string, number>();
-  privateKeySeq = new Map<string, number>();
-  activities = new Map<string, ActivityRecord>();
-  activityByFingerprint = new Map<string, string>();
+  wallets = new MemoryTable(STORE_TABLES.wallets, this.next);
+  accounts = new MemoryTable(STORE_TABLES.walletAccounts, this.next);
+  accountByPath = this.accounts.finder(['organizationId', 'walletId', 'path']);
+  /** Address (addressKey) and public key → the first account inserted with it. */
+  accountByAddress = new FirstHolderIndex<WalletAccountRecord>(
+    (a) => [addressKey(a.address)],
+    (a) => a.walletAccountId,
+  );
+  accountByPublicKey = new FirstHolderIndex<WalletAccountRecord>(
+    (a) => [a.publicKey],
+    (a) => a.walletAccountId,
+  );
+  privateKeys = new MemoryTable(STORE_TABLES.privateKeys, this.next);
+  /** Address (addressKey) and public key → the first private key inserted with it. */
+  privateKeyByAddress = new FirstHolderIndex<PrivateKeyRecord>(
+    (p) => p.addresses.map((a) => addressKey(a.address)),
+    (p) => p.privateKeyId,
+  );
+  privateKeyByPublicKey = new FirstHolderIndex<PrivateKeyRecord>(
+    (p) => [p.publicKey],
+    (p) => p.privateKeyId,
+  );
+  activities = new MemoryTable(STORE_TABLES.activities, this.next);
+  activityByFingerprint = this.activities.finder(['fingerprint']);
   /** Activity ids per organization, ascending. */
   activityIdsByOrganization = new Map<string, string[]>();
-  policies = new NamedTable<PolicyRecord>();
-  userTags = new NamedTable<TagRecord>();
-  privateKeyTags = new NamedTable<TagRecord>();
-  policyEvaluations = new Map<string, PolicyEvaluationRecord>();
-  /** Insertion order of policy evaluations (ties in createdAt). */
-  policyEvaluationSeq = new Map<string, number>();
-  webhookEndpoints = new Map<string, WebhookEndpointRecord>();
-  webhookEndpointSeq = new Map<string, number>();
+  policies = new MemoryTable(STORE_TABLES.policies, this.next);
+  userTags = new MemoryTable(STORE_TABLES.userTags, this.next);
+  privateKeyTags = new MemoryTable(STORE_TABLES.privateKeyTags, this.next);
+  policyEvaluations = new MemoryTable(STORE_TABLES.policyEvaluations, this.next);
+  policyEvaluationsByActivity = this.policyEvaluations.lister(['organizationId', 'activityId']);
+  webhookEndpoints = new MemoryTable(STORE_TABLES.webhookEndpoints, this.next);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
-  seq = 0;
 }
 
 /** A delivery with its outbox state. */
@@ -92,106 +97,30 @@ interface DeliveryRow {
   seq: number;
 }
 
-/**
- * Records with an id and a name unique per organization, listed by createdAt then insertion
- * order (kept as a sequence number, so a rolled-back delete returns a row to its place).
- */
-class NamedTable<R extends { organizationId: string; createdAt: number }> {
-  rows = new Map<string, R>();
-  seqOf = new Map<string, number>();
-  byName = new Map<string, string>();
-}
-
-function namedRepository<R extends { organizationId: string; createdAt: number }>(
-  s: State,
-  j: Journal,
-  table: NamedTable<R>,
-  idOf: (r: R) => string,
-  nameOf: (r: R) => string,
-  constraints: { pkey: string; name: string },
-): NamedRecordRepository<R> {
-  const put = (r: R, isNew: boolean) => {
-    const key = k(r.organizationId, idOf(r));
-    const previous = table.rows.get(key);
-    if (previous) j.delete(table.byName, k(r.organizationId, nameOf(previous)));
-    j.set(table.rows, key, clone(r));
-    j.set(table.byName, k(r.organizationId, nameOf(r)), idOf(r));
-    if (isNew || !table.seqOf.has(key)) j.set(table.seqOf, key, ++s.seq);
-  };
-  return {
-    async get(org, id) {
-      const r = table.rows.get(k(org, id));
-      return r && clone(r);
-    },
-    async list(org) {
-      return [...table.rows.entries()]
-        .filter(([, r]) => r.organizationId === org)
-        .sort(
-          ([ka, a], [kb, b]) =>
-            a.createdAt - b.createdAt || table.seqOf.get(ka)! - table.seqOf.get(kb)!,
-        )
-        .map(([, r]) => clone(r));
-    },
-    async findByName(org, name) {
-      const id = table.byName.get(k(org, name));
-      const r = id === undefined ? undefined : table.rows.get(k(org, id));
-      return r && clone(r);
-    },
-    async insert(r) {
-      unique(table.rows, k(r.organizationId, idOf(r)), constraints.pkey);
-      unique(table.byName, k(r.organizationId, nameOf(r)), constraints.name);
-      put(r, true);
-    },
-    async update(r) {
-      const holder = table.byName.get(k(r.organizationId, nameOf(r)));
-      if (holder !== undefined && holder !== idOf(r)) {
-        throw new StoreConflictError(constraints.name);
-      }
-      put(r, false);
-    },
-    async delete(org, id) {
-      const key = k(org, id);
-      const r = table.rows.get(key);
-      if (!r) return;
-      j.delete(table.rows, key);
-      j.delete(table.seqOf, key);
-      j.delete(table.byName, k(org, nameOf(r)));
-    },
-  };
-}
-
 /** Byte order of ids, as the SQL store's `COLLATE "C"` columns sort them. */
 const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
-const unique = <V>(index: Map<string, V>, key: string, constraint: string) => {
-  if (index.has(key)) throw new StoreConflictError(constraint);
-};
-
-/** Rows in insertion order (by their sequence numbers). */
-const bySeq = <R>(rows: Map<string, R>, seq: Map<string, number>, keep: (r: R) => boolean) =>
-  [...rows.entries()]
-    .filter(([, r]) => keep(r))
-    .sort(([a], [b]) => seq.get(a)! - seq.get(b)!)
-    .map(([, r]) => r);
-
-/**
- * Points a lookup index entry that named a removed record at the first remaining record
- * (insertion order) that shares the value, as the SQL store's `ORDER BY seq LIMIT 1` does.
- */
-function repoint<R>(
+/** A policy or tag table's repository: the table's, and the lookup by name. */
+function namedRepository<R>(
+  table: MemoryTable<R>,
   j: Journal,
-  index: Map<string, string>,
-  key: string,
-  removedId: string,
-  candidates: readonly R[],
-  matches: (r: R) => boolean,
-  idOf: (r: R) => string,
-): void {
-  if (index.get(key) !== removedId) return;
-  const next = candidates.find(matches);
-  if (next) j.set(index, key, idOf(next));
-  else j.delete(index, key);
+  nameField: keyof R & string,
+): NamedRecordRepository<R> {
+  const byName = table.finder(['organizationId' as keyof R & string, nameField]);
+  return {
+    ...table.over(j),
+    async findByName(org, name) {
+      const r = byName(org, name);
+      return r && clone(r);
+    },
+  };
 }
+
+/** The copy of a row that a lookup index names. */
+const indexed = <R>(table: MemoryTable<R>, id: string | undefined, org: string) => {
+  const r = id === undefined ? undefined : table.rows.get(k(org, id));
+  return r && clone(r);
+};
 
 /** Pages an ascending list of ids: `after`/`before` cursors, at most `limit`. */
 function pageOf(
@@ -219,55 +148,31 @@ function pageOf(
 }
 
 function transactionOver(s: State, j: Journal): StoreTransaction {
-  const deleteAccount = (org: string, id: string) => {
-    const r = s.accounts.get(k(org, id));
+  const apiKeys = s.apiKeys.over(j);
+  const accounts = s.accounts.over(j);
+  const privateKeys = s.privateKeys.over(j);
+  const activities = s.activities.over(j);
+  const webhookEndpoints = s.webhookEndpoints.over(j);
+  const deleteAccount = async (org: string, id: string) => {
+    const r = s.accounts.rows.get(k(org, id));
     if (!r) return;
-    j.delete(s.accounts, k(org, id));
-    j.delete(s.accountSeq, k(org, id));
-    j.delete(s.accountByPath, k(org, r.walletId, r.path));
-    const rest = bySeq(s.accounts, s.accountSeq, (a) => a.organizationId === org);
-    const address = addressKey(r.address);
-    repoint(
-      j,
-      s.accountByAddress,
-      k(org, address),
-      id,
-      rest,
-      (a) => addressKey(a.address) === address,
-      (a) => a.walletAccountId,
-    );
-    repoint(
-      j,
-      s.accountByPublicKey,
-      k(org, r.publicKey),
-      id,
-      rest,
-      (a) => a.publicKey === r.publicKey,
-      (a) => a.walletAccountId,
-    );
+    await accounts.delete(org, id);
+    const rest = s.accounts.inInsertionOrder((a) => a.organizationId === org);
+    s.accountByAddress.remove(j, r, rest);
+    s.accountByPublicKey.remove(j, r, rest);
   };
   const tx: StoreTransaction = {
     organizations: {
-      async get(id) {
-        const r = s.organizations.get(id);
-        return r && clone(r);
-      },
-      async insert(r) {
-        unique(s.organizations, r.organizationId, 'organization_pkey');
-        j.set(s.organizations, r.organizationId, clone(r));
-      },
-      async update(r) {
-        j.set(s.organizations, r.organizationId, clone(r));
-      },
+      ...s.organizations.over(j),
       async findRootByName(name) {
-        const orgs = [...s.organizations.values()].filter(
+        const orgs = [...s.organizations.rows.values()].filter(
           (o) => !o.parentOrganizationId && o.name === name,
         );
         orgs.sort((a, b) => a.createdAt - b.createdAt);
         return orgs[0] && clone(orgs[0]);
       },
       async listChildren(parent) {
-        return [...s.organizations.values()]
+        return [...s.organizations.rows.values()]
           .filter((o) => o.parentOrganizationId === parent)
           .sort(
             (a, b) => a.createdAt - b.createdAt || compareIds(a.organizationId, b.organizationId),
@@ -275,8 +180,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           .map(clone);
       },
       async delete(org) {
-        if (!s.organizations.has(org)) return;
-        for (const a of await tx.walletAccounts.list(org)) deleteAccount(org, a.walletAccountId);
+        if (!s.organizations.rows.has(org)) return;
+        for (const a of await tx.walletAccounts.list(org))
+          await deleteAccount(org, a.walletAccountId);
         for (const w of await tx.wallets.list(org)) await tx.wallets.delete(org, w.walletId);
         for (const p of await tx.privateKeys.list(org)) {
           await tx.privateKeys.delete(org, p.privateKeyId);
@@ -298,71 +204,30 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
             j.delete(s.deliveries, id);
           }
         }
-        j.delete(s.organizations, org);
+        j.delete(s.organizations.rows, org);
+        j.delete(s.organizations.seq, org);
       },
     },
-    users: {
-      async get(org, id) {
-        const r = s.users.get(k(org, id));
-        return r && clone(r);
-      },
-      // Transactions run one at a time: a plain read already excludes concurrent writers.
-      async getForUpdate(org, id) {
-        const r = s.users.get(k(org, id));
-        return r && clone(r);
-      },
-      async list(org) {
-        return [...s.users.values()]
-          .filter((u) => u.organizationId === org)
-          .sort((a, b) => a.createdAt - b.createdAt)
-          .map(clone);
-      },
-      async insert(r) {
-        unique(s.users, k(r.organizationId, r.userId), 'user_pkey');
-        j.set(s.users, k(r.organizationId, r.userId), clone(r));
-      },
-      async update(r) {
-        j.set(s.users, k(r.organizationId, r.userId), clone(r));
-      },
-      async delete(org, id) {
-        j.delete(s.users, k(org, id));
-      },
-    },
+    users: s.users.over(j),
     apiKeys: {
-      async get(org, id) {
-        const r = s.apiKeys.get(k(org, id));
-        return r && clone(r);
-      },
+      ...apiKeys,
       async listByUser(org, user) {
-        return [...s.apiKeys.values()]
-          .filter((a) => a.organizationId === org && a.userId === user)
-          .sort((a, b) => a.createdAt - b.createdAt)
-          .map(clone);
+        return s.apiKeysByUser(org, user).map(clone);
       },
-      async listByOrganization(org) {
-        return [...s.apiKeys.values()]
-          .filter((a) => a.organizationId === org)
-          .sort((a, b) => a.createdAt - b.createdAt)
-          .map(clone);
-      },
+      listByOrganization: apiKeys.list,
       async findByPublicKey(org, publicKey) {
-        const id = s.apiKeyByPublicKey.get(k(org, publicKey));
-        const r = id === undefined ? undefined : s.apiKeys.get(k(org, id));
+        const r = s.apiKeyByPublicKey(org, publicKey);
         return r && clone(r);
       },
       async insert(r) {
-        unique(s.apiKeys, k(r.organizationId, r.apiKeyId), 'api_key_pkey');
-        unique(s.apiKeyByPublicKey, k(r.organizationId, r.publicKey), 'api_key_public_key');
-        j.set(s.apiKeys, k(r.organizationId, r.apiKeyId), clone(r));
-        j.set(s.apiKeyByPublicKey, k(r.organizationId, r.publicKey), r.apiKeyId);
+        await apiKeys.insert(r);
         const holders = s.apiKeyOrganizationsByPublicKey.get(r.publicKey) ?? [];
         j.set(s.apiKeyOrganizationsByPublicKey, r.publicKey, [...holders, r.organizationId]);
       },
       async delete(org, id) {
-        const r = s.apiKeys.get(k(org, id));
+        const r = s.apiKeys.rows.get(k(org, id));
         if (!r) return;
-        j.delete(s.apiKeys, k(org, id));
-        j.delete(s.apiKeyByPublicKey, k(org, r.publicKey));
+        await apiKeys.delete(org, id);
         const rest = (s.apiKeyOrganizationsByPublicKey.get(r.publicKey) ?? []).filter(
           (o) => o !== org,
         );
@@ -375,7 +240,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         const found: ApiKeyCredential[] = [];
         const children: { credential: ApiKeyCredential; organization: OrganizationRecord }[] = [];
         for (const org of s.apiKeyOrganizationsByPublicKey.get(publicKey) ?? []) {
-          const parentOfHolder = s.organizations.get(org)?.parentOrganizationId;
+          const parentOfHolder = s.organizations.rows.get(org)?.parentOrganizationId;
           const relation: CredentialRelation | undefined =
             org === scope.organizationId
               ? 'self'
@@ -385,15 +250,15 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
                   ? 'child'
                   : undefined;
           if (!relation) continue;
-          const apiKey = s.apiKeys.get(k(org, s.apiKeyByPublicKey.get(k(org, publicKey))!))!;
-          const user = s.users.get(k(org, apiKey.userId));
+          const apiKey = s.apiKeyByPublicKey(org, publicKey)!;
+          const user = s.users.rows.get(k(org, apiKey.userId));
           const credential: ApiKeyCredential = {
             relation,
             apiKey: clone(apiKey),
             ...(user ? { user: clone(user) } : {}),
           };
           if (relation === 'child') {
-            children.push({ credential, organization: s.organizations.get(org)! });
+            children.push({ credential, organization: s.organizations.rows.get(org)! });
           } else found.push(credential);
         }
         found.sort((a, b) => (a.relation === 'self' ? 0 : 1) - (b.relation === 'self' ? 0 : 1));
@@ -405,177 +270,87 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         return [...found, ...children.slice(0, 2).map((c) => c.credential)];
       },
     },
-    wallets: {
-      async get(org, id) {
-        const r = s.wallets.get(k(org, id));
-        return r && clone(r);
-      },
-      async list(org) {
-        return bySeq(s.wallets, s.walletSeq, (w) => w.organizationId === org)
-          .sort((a, b) => a.createdAt - b.createdAt)
-          .map(clone);
-      },
-      async insert(r) {
-        unique(s.wallets, k(r.organizationId, r.walletId), 'wallet_pkey');
-        j.set(s.wallets, k(r.organizationId, r.walletId), clone(r));
-        j.set(s.walletSeq, k(r.organizationId, r.walletId), ++s.seq);
-      },
-      async update(r) {
-        const key = k(r.organizationId, r.walletId);
-        if (!s.walletSeq.has(key)) j.set(s.walletSeq, key, ++s.seq);
-        j.set(s.wallets, key, clone(r));
-      },
-      async delete(org, id) {
-        j.delete(s.wallets, k(org, id));
-        j.delete(s.walletSeq, k(org, id));
-      },
-    },
+    wallets: s.wallets.over(j),
     walletAccounts: {
       async list(org, walletId, page) {
-        const ids = bySeq(
-          s.accounts,
-          s.accountSeq,
-          (a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId),
-        ).map((a) => a.walletAccountId);
-        return pageOf(ids, page, false).map((id) => clone(s.accounts.get(k(org, id))!));
+        const ids = s.accounts
+          .inInsertionOrder(
+            (a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId),
+          )
+          .map((a) => a.walletAccountId);
+        return pageOf(ids, page, false).map((id) => clone(s.accounts.rows.get(k(org, id))!));
       },
       async findByAddress(org, address) {
-        const id = s.accountByAddress.get(k(org, addressKey(address)));
-        return id === undefined ? undefined : clone(s.accounts.get(k(org, id))!);
+        return indexed(s.accounts, s.accountByAddress.get(org, addressKey(address)), org);
       },
       async findByPublicKey(org, publicKey) {
-        const id = s.accountByPublicKey.get(k(org, publicKey));
-        return id === undefined ? undefined : clone(s.accounts.get(k(org, id))!);
+        return indexed(s.accounts, s.accountByPublicKey.get(org, publicKey), org);
       },
       async findByPath(org, walletId, path) {
-        const id = s.accountByPath.get(k(org, walletId, path));
-        return id === undefined ? undefined : clone(s.accounts.get(k(org, id))!);
+        const r = s.accountByPath(org, walletId, path);
+        return r && clone(r);
       },
       async insert(r) {
-        const org = r.organizationId;
-        unique(s.accounts, k(org, r.walletAccountId), 'wallet_account_pkey');
-        unique(s.accountByPath, k(org, r.walletId, r.path), 'wallet_account_path');
-        j.set(s.accounts, k(org, r.walletAccountId), clone(r));
-        j.set(s.accountSeq, k(org, r.walletAccountId), ++s.seq);
-        j.set(s.accountByPath, k(org, r.walletId, r.path), r.walletAccountId);
+        await accounts.insert(r);
         // The first account with an address or key answers lookups by it.
-        if (!s.accountByAddress.has(k(org, addressKey(r.address)))) {
-          j.set(s.accountByAddress, k(org, addressKey(r.address)), r.walletAccountId);
-        }
-        if (!s.accountByPublicKey.has(k(org, r.publicKey))) {
-          j.set(s.accountByPublicKey, k(org, r.publicKey), r.walletAccountId);
-        }
+        s.accountByAddress.add(j, r);
+        s.accountByPublicKey.add(j, r);
       },
       async markExported(org, id, updatedAt) {
-        const r = s.accounts.get(k(org, id));
+        const r = s.accounts.rows.get(k(org, id));
         // Only fields no index uses: the lookups by address, key and path stay as they are.
-        if (r) j.set(s.accounts, k(org, id), { ...r, exported: true, updatedAt });
+        if (r) j.set(s.accounts.rows, k(org, id), { ...r, exported: true, updatedAt });
       },
-      async delete(org, id) {
-        deleteAccount(org, id);
-      },
+      delete: deleteAccount,
       async deleteByWallet(org, walletId) {
-        for (const a of [...s.accounts.values()]) {
+        for (const a of [...s.accounts.rows.values()]) {
           if (a.organizationId === org && a.walletId === walletId) {
-            deleteAccount(org, a.walletAccountId);
+            await deleteAccount(org, a.walletAccountId);
           }
         }
       },
     },
     privateKeys: {
-      async get(org, id) {
-        const r = s.privateKeys.get(k(org, id));
-        return r && clone(r);
-      },
-      async list(org) {
-        return bySeq(s.privateKeys, s.privateKeySeq, (p) => p.organizationId === org)
-          .sort((a, b) => a.createdAt - b.createdAt)
-          .map(clone);
-      },
+      ...privateKeys,
       async findByAddress(org, address) {
-        const id = s.privateKeyByAddress.get(k(org, addressKey(address)));
-        return id === undefined ? undefined : clone(s.privateKeys.get(k(org, id))!);
+        return indexed(s.privateKeys, s.privateKeyByAddress.get(org, addressKey(address)), org);
       },
       async findByPublicKey(org, publicKey) {
-        const id = s.privateKeyByPublicKey.get(k(org, publicKey));
-        return id === undefined ? undefined : clone(s.privateKeys.get(k(org, id))!);
+        return indexed(s.privateKeys, s.privateKeyByPublicKey.get(org, publicKey), org);
       },
       async insert(r) {
-        const org = r.organizationId;
-        unique(s.privateKeys, k(org, r.privateKeyId), 'private_key_pkey');
-        j.set(s.privateKeys, k(org, r.privateKeyId), clone(r));
-        j.set(s.privateKeySeq, k(org, r.privateKeyId), ++s.seq);
-        for (const a of r.addresses) {
-          if (!s.privateKeyByAddress.has(k(org, addressKey(a.address)))) {
-            j.set(s.privateKeyByAddress, k(org, addressKey(a.address)), r.privateKeyId);
-          }
-        }
-        if (!s.privateKeyByPublicKey.has(k(org, r.publicKey))) {
-          j.set(s.privateKeyByPublicKey, k(org, r.publicKey), r.privateKeyId);
-        }
-      },
-      async update(r) {
-        const key = k(r.organizationId, r.privateKeyId);
-        if (!s.privateKeySeq.has(key)) j.set(s.privateKeySeq, key, ++s.seq);
-        j.set(s.privateKeys, key, clone(r));
+        await privateKeys.insert(r);
+        s.privateKeyByAddress.add(j, r);
+        s.privateKeyByPublicKey.add(j, r);
       },
       async delete(org, id) {
-        const r = s.privateKeys.get(k(org, id));
+        const r = s.privateKeys.rows.get(k(org, id));
         if (!r) return;
-        j.delete(s.privateKeys, k(org, id));
-        j.delete(s.privateKeySeq, k(org, id));
-        const rest = bySeq(s.privateKeys, s.privateKeySeq, (p) => p.organizationId === org);
-        for (const { address } of r.addresses) {
-          const key = addressKey(address);
-          repoint(
-            j,
-            s.privateKeyByAddress,
-            k(org, key),
-            id,
-            rest,
-            (p) => p.addresses.some((a) => addressKey(a.address) === key),
-            (p) => p.privateKeyId,
-          );
-        }
-        repoint(
-          j,
-          s.privateKeyByPublicKey,
-          k(org, r.publicKey),
-          id,
-          rest,
-          (p) => p.publicKey === r.publicKey,
-          (p) => p.privateKeyId,
-        );
+        await privateKeys.delete(org, id);
+        const rest = s.privateKeys.inInsertionOrder((p) => p.organizationId === org);
+        s.privateKeyByAddress.remove(j, r, rest);
+        s.privateKeyByPublicKey.remove(j, r, rest);
       },
     },
     activities: {
-      async get(org, id) {
-        const r = s.activities.get(id);
-        return r && r.organizationId === org ? clone(r) : undefined;
-      },
-      // Transactions run one at a time: a plain read already excludes concurrent votes.
-      async getForUpdate(org, id) {
-        const r = s.activities.get(id);
-        return r && r.organizationId === org ? clone(r) : undefined;
-      },
+      get: activities.get,
+      getForUpdate: activities.getForUpdate,
+      update: activities.update,
       async findByFingerprint(fingerprint) {
-        const id = s.activityByFingerprint.get(fingerprint);
-        return id === undefined ? undefined : clone(s.activities.get(id)!);
+        const r = s.activityByFingerprint(fingerprint);
+        return r && clone(r);
       },
       async list(org, filter: ActivityFilter, page) {
         const statuses = filter.statuses?.length ? new Set(filter.statuses) : undefined;
         const types = filter.types?.length ? new Set(filter.types) : undefined;
         const ids = (s.activityIdsByOrganization.get(org) ?? []).filter((id) => {
-          const r = s.activities.get(id)!;
+          const r = s.activities.rows.get(id)!;
           return (!statuses || statuses.has(r.status)) && (!types || types.has(r.type));
         });
-        return pageOf(ids, page, true).map((id) => clone(s.activities.get(id)!));
+        return pageOf(ids, page, true).map((id) => clone(s.activities.rows.get(id)!));
       },
-      async insert(r) {
-        unique(s.activities, r.id, 'activity_pkey');
-        unique(s.activityByFingerprint, r.fingerprint, 'activity_fingerprint');
-        j.set(s.activities, r.id, clone(r));
-        j.set(s.activityByFingerprint, r.fingerprint, r.id);
+      async insert(r: ActivityRecord) {
+        await activities.insert(r);
         const list = s.activityIdsByOrganization.get(r.organizationId) ?? [];
         if (!s.activityIdsByOrganization.has(r.organizationId)) {
           j.set(s.activityIdsByOrganization, r.organizationId, list);
@@ -585,64 +360,22 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         list.splice(at, 0, r.id);
         j.onRollback(() => list.splice(list.indexOf(r.id), 1));
       },
-      async update(r) {
-        j.set(s.activities, r.id, clone(r));
-      },
     },
-    policies: namedRepository(
-      s,
-      j,
-      s.policies,
-      (r) => r.policyId,
-      (r) => r.policyName,
-      { pkey: 'policy_pkey', name: 'policy_name' },
-    ),
-    userTags: namedRepository(
-      s,
-      j,
-      s.userTags,
-      (r) => r.tagId,
-      (r) => r.tagName,
-      { pkey: 'user_tag_pkey', name: 'user_tag_name' },
-    ),
-    privateKeyTags: namedRepository(
-      s,
-      j,
-      s.privateKeyTags,
-      (r) => r.tagId,
-      (r) => r.tagName,
-      { pkey: 'private_key_tag_pkey', name: 'private_key_tag_name' },
-    ),
+    policies: namedRepository(s.policies, j, 'policyName'),
+    userTags: namedRepository(s.userTags, j, 'tagName'),
+    privateKeyTags: namedRepository(s.privateKeyTags, j, 'tagName'),
     webhookEndpoints: {
-      async get(org, id) {
-        const r = s.webhookEndpoints.get(k(org, id));
-        return r && clone(r);
-      },
-      async list(org) {
-        return bySeq(s.webhookEndpoints, s.webhookEndpointSeq, (e) => e.organizationId === org)
-          .sort((a, b) => a.createdAt - b.createdAt)
-          .map(clone);
-      },
-      async insert(r) {
-        const key = k(r.organizationId, r.endpointId);
-        unique(s.webhookEndpoints, key, 'webhook_endpoint_pkey');
-        j.set(s.webhookEndpoints, key, clone(r));
-        j.set(s.webhookEndpointSeq, key, ++s.seq);
-      },
-      async update(r) {
-        const key = k(r.organizationId, r.endpointId);
-        if (!s.webhookEndpointSeq.has(key)) j.set(s.webhookEndpointSeq, key, ++s.seq);
-        j.set(s.webhookEndpoints, key, clone(r));
-      },
+      ...webhookEndpoints,
       async delete(org, id) {
-        j.delete(s.webhookEndpoints, k(org, id));
-        j.delete(s.webhookEndpointSeq, k(org, id));
+        await webhookEndpoints.delete(org, id);
         j.delete(s.webhookEndpointFailures, k(org, id));
       },
     },
     webhookDeliveries: {
       async insert(delivery) {
-        unique(s.deliveries, delivery.deliveryId, 'webhook_delivery_pkey');
+        if (s.deliveries.has(delivery.deliveryId)) {
+          throw new StoreConflictError('webhook_delivery_pkey');
+        }
         j.set(s.deliveries, delivery.deliveryId, {
           delivery: clone(delivery),
           status: 'PENDING',
@@ -660,20 +393,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     },
     policyEvaluations: {
       async listByActivity(org, activityId) {
-        return [...s.policyEvaluations.values()]
-          .filter((e) => e.organizationId === org && e.activityId === activityId)
-          .sort(
-            (a, b) =>
-              a.createdAt - b.createdAt ||
-              s.policyEvaluationSeq.get(a.id)! - s.policyEvaluationSeq.get(b.id)!,
-          )
-          .map(clone);
+        return s.policyEvaluationsByActivity(org, activityId).map(clone);
       },
-      async insert(r) {
-        unique(s.policyEvaluations, r.id, 'policy_evaluation_pkey');
-        j.set(s.policyEvaluations, r.id, clone(r));
-        j.set(s.policyEvaluationSeq, r.id, ++s.seq);
-      },
+      insert: s.policyEvaluations.over(j).insert,
     },
   };
   return tx;
@@ -739,7 +461,7 @@ export class MemoryStore implements Store, Outbox {
   endpointFailed(organizationId: string, endpointId: string): Promise<number> {
     return this.exclusive(() => {
       const key = k(organizationId, endpointId);
-      if (!this.state.webhookEndpoints.has(key)) return 0;
+      if (!this.state.webhookEndpoints.rows.has(key)) return 0;
       const count = (this.state.webhookEndpointFailures.get(key) ?? 0) + 1;
       this.state.webhookEndpointFailures.set(key, count);
       return count;
@@ -754,9 +476,9 @@ export class MemoryStore implements Store, Outbox {
   ): Promise<boolean> {
     return this.exclusive(() => {
       const key = k(organizationId, endpointId);
-      const endpoint = this.state.webhookEndpoints.get(key);
+      const endpoint = this.state.webhookEndpoints.rows.get(key);
       if (!endpoint?.isActive) return false;
-      this.state.webhookEndpoints.set(key, {
+      this.state.webhookEndpoints.rows.set(key, {
         ...endpoint,
         isActive: false,
         disabledReason: reason,

@@ -4,14 +4,16 @@
  * migrated database must have, and the rules for a schema name.
  * @module
  */
-import { STORE_TABLES, uniqueConstraints } from '@keyhold/store-tables';
+import { storeTableList, uniqueConstraints } from '@keyhold/store-tables';
 
 /**
  * Real constraint (index) names of the migrations → the port's constraint names, from the
  * table specs (the migrations must use the names the specs give).
  */
 export const CONSTRAINT_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
-  STORE_TABLES.flatMap((spec) => uniqueConstraints(spec)).map((c) => [c.sqlName, c.name]),
+  storeTableList()
+    .flatMap((spec) => uniqueConstraints(spec))
+    .map((c) => [c.sqlName, c.name]),
 );
 
 /** The migration version that creates each table (0: the runner's own). */

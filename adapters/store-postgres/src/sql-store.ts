@@ -23,21 +23,7 @@ import {
   type Store,
   type StoreTransaction,
 } from '@keyhold/activities';
-import {
-  ACTIVITIES,
-  API_KEYS,
-  ORGANIZATIONS,
-  POLICIES,
-  POLICY_EVALUATIONS,
-  PRIVATE_KEY_TAGS,
-  PRIVATE_KEYS,
-  USER_TAGS,
-  USERS,
-  WALLET_ACCOUNTS,
-  WALLETS,
-  WEBHOOK_DELIVERIES,
-  WEBHOOK_ENDPOINTS,
-} from '@keyhold/store-tables';
+import { STORE_TABLES } from '@keyhold/store-tables';
 import type { Outbox, WebhookDelivery } from '@keyhold/webhooks';
 import { type MigrationReport, type RunMigrationsOptions, runMigrations } from './migrations.js';
 import { pagedSql, planPage } from './paging.js';
@@ -47,29 +33,29 @@ import { SqlTable } from './sql-table.js';
 const num = (value: unknown): number => Number(value);
 
 // The tables, their statements generated once, and the lookups beyond get and list.
-const organizations = new SqlTable(ORGANIZATIONS);
-const users = new SqlTable(USERS);
-const apiKeys = new SqlTable(API_KEYS);
+const organizations = new SqlTable(STORE_TABLES.organizations);
+const users = new SqlTable(STORE_TABLES.users);
+const apiKeys = new SqlTable(STORE_TABLES.apiKeys);
 const apiKeysByUser = apiKeys.lister(['organizationId', 'userId']);
 const apiKeyByPublicKey = apiKeys.finder(['organizationId', 'publicKey']);
-const wallets = new SqlTable(WALLETS);
-const walletAccounts = new SqlTable(WALLET_ACCOUNTS);
+const wallets = new SqlTable(STORE_TABLES.wallets);
+const walletAccounts = new SqlTable(STORE_TABLES.walletAccounts);
 const walletAccountByPublicKey = walletAccounts.finder(['organizationId', 'publicKey']);
 const walletAccountByPath = walletAccounts.finder(['organizationId', 'walletId', 'path']);
-const privateKeys = new SqlTable(PRIVATE_KEYS);
+const privateKeys = new SqlTable(STORE_TABLES.privateKeys);
 const privateKeyByPublicKey = privateKeys.finder(['organizationId', 'publicKey']);
-const activities = new SqlTable(ACTIVITIES);
+const activities = new SqlTable(STORE_TABLES.activities);
 const activityByFingerprint = activities.finder(['fingerprint']);
-const policies = new SqlTable(POLICIES);
+const policies = new SqlTable(STORE_TABLES.policies);
 const policyByName = policies.finder(['organizationId', 'policyName']);
-const userTags = new SqlTable(USER_TAGS);
+const userTags = new SqlTable(STORE_TABLES.userTags);
 const userTagByName = userTags.finder(['organizationId', 'tagName']);
-const privateKeyTags = new SqlTable(PRIVATE_KEY_TAGS);
+const privateKeyTags = new SqlTable(STORE_TABLES.privateKeyTags);
 const privateKeyTagByName = privateKeyTags.finder(['organizationId', 'tagName']);
-const policyEvaluations = new SqlTable(POLICY_EVALUATIONS);
+const policyEvaluations = new SqlTable(STORE_TABLES.policyEvaluations);
 const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 'activityId']);
-const webhookEndpoints = new SqlTable(WEBHOOK_ENDPOINTS);
-const webhookDeliveries = new SqlTable(WEBHOOK_DELIVERIES);
+const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
+const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
  * Credential lookup, one statement: the API keys with public key $1 in organization $2, in its

@@ -15,6 +15,7 @@ import { StoreConflictError } from '@keyhold/activities';
 import {
   type ColumnType,
   keyFields,
+  type TableRepository,
   type TableSpec,
   type UniqueConstraint,
   uniqueConstraints,
@@ -37,19 +38,6 @@ function placeholder(type: ColumnType, n: number): string {
 /** `a = $1 AND b = $2 …`, numbering from `first`. */
 const equalities = (columns: readonly string[], first = 1): string =>
   columns.map((c, i) => `${c} = $${first + i}`).join(' AND ');
-
-/** What a table's repository does inside one transaction. */
-export interface SqlTableRepository<R> {
-  /** The record with this key (the scope, then the rest of the primary key). */
-  get(...key: string[]): Promise<R | undefined>;
-  /** Like `get`, and locks the row until the transaction ends. */
-  getForUpdate(...key: string[]): Promise<R | undefined>;
-  /** The records of one scope (organization), by createdAt then insertion order. */
-  list(scope: string): Promise<R[]>;
-  insert(record: R): Promise<void>;
-  update(record: R): Promise<void>;
-  delete(...key: string[]): Promise<void>;
-}
 
 /** A lookup by equal fields, run on a transaction's client. */
 export type SqlLookup<T> = (db: SqlClient, ...values: string[]) => Promise<T>;
@@ -179,7 +167,7 @@ export class SqlTable<R> {
   }
 
   /** The repository of this table inside one transaction. */
-  over(db: SqlClient): SqlTableRepository<R> {
+  over(db: SqlClient): TableRepository<R> {
     const one = async (sql: string, params: readonly unknown[]) => {
       const [row] = await db.query(sql, params);
       return row === undefined ? undefined : this.of(row);

@@ -5,7 +5,7 @@
  * columns of its fields (a conflict on it is reported under the spec's port name).
  */
 import { PGlite } from '@electric-sql/pglite';
-import { STORE_TABLES, uniqueConstraints } from '@keyhold/store-tables';
+import { storeTableList, uniqueConstraints } from '@keyhold/store-tables';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPgliteStore } from './pglite-driver.js';
 import type { SqlStore } from './sql-store.js';
@@ -24,7 +24,7 @@ const query = async (text: string, params: unknown[]) =>
   (await pglite.query<Record<string, unknown>>(text, params)).rows;
 
 describe('the migrations agree with the table specs', () => {
-  for (const spec of STORE_TABLES) {
+  for (const spec of storeTableList()) {
     it(`${spec.table}: columns, seq and unique constraints`, async () => {
       const columns = (
         await query(

@@ -4,12 +4,13 @@
  * @module
  */
 
-export { STORE_TABLES } from './store-tables.js';
+export { STORE_TABLES, storeTableList } from './store-tables.js';
 export {
   type ColumnType,
   type DerivedColumn,
   type FieldColumn,
   keyFields,
+  type TableRepository,
   type TableSpec,
   type UniqueConstraint,
   uniqueConstraints,

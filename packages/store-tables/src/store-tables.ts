@@ -1,6 +1,7 @@
 /**
- * Every table spec, for what concerns them all (the SQL constraint-name map, tests that hold
- * the migrations to the specs).
+ * Every table spec, by the name of its repository in a Store transaction, for the adapters
+ * (one import for all their tables) and for what concerns every table (the SQL
+ * constraint-name map, the test that holds the migrations to the specs).
  * @module
  */
 import type { TableSpec } from './table-spec.js';
@@ -18,22 +19,32 @@ import { WEBHOOK_DELIVERIES } from './tables/webhook-deliveries.js';
 import { WEBHOOK_ENDPOINTS } from './tables/webhook-endpoints.js';
 
 /**
- * The specs of every table behind the Store port, in migration order.
+ * The specs of every table behind the Store port, by repository name, in migration order.
  * @example
- * STORE_TABLES.map((t) => t.table); // ['organizations', 'users', …]
+ * new SqlTable(STORE_TABLES.users);
+ * Object.values(STORE_TABLES).map((t) => t.table); // ['organizations', 'users', …]
  */
-export const STORE_TABLES: readonly TableSpec<never>[] = [
-  ORGANIZATIONS,
-  USERS,
-  API_KEYS,
-  WALLETS,
-  WALLET_ACCOUNTS,
-  PRIVATE_KEYS,
-  ACTIVITIES,
-  POLICIES,
-  USER_TAGS,
-  PRIVATE_KEY_TAGS,
-  POLICY_EVALUATIONS,
-  WEBHOOK_ENDPOINTS,
-  WEBHOOK_DELIVERIES,
-] as readonly TableSpec<never>[];
+export const STORE_TABLES = {
+  organizations: ORGANIZATIONS,
+  users: USERS,
+  apiKeys: API_KEYS,
+  wallets: WALLETS,
+  walletAccounts: WALLET_ACCOUNTS,
+  privateKeys: PRIVATE_KEYS,
+  activities: ACTIVITIES,
+  policies: POLICIES,
+  userTags: USER_TAGS,
+  privateKeyTags: PRIVATE_KEY_TAGS,
+  policyEvaluations: POLICY_EVALUATIONS,
+  webhookEndpoints: WEBHOOK_ENDPOINTS,
+  webhookDeliveries: WEBHOOK_DELIVERIES,
+} as const;
+
+/**
+ * Every spec, in migration order.
+ * @example
+ * for (const spec of storeTableList()) console.log(spec.table);
+ */
+export function storeTableList(): readonly TableSpec<never>[] {
+  return Object.values(STORE_TABLES) as readonly TableSpec<never>[];
+}

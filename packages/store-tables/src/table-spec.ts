@@ -117,3 +117,25 @@ export function keyFields<R>(spec: TableSpec<R>): readonly (keyof R & string)[] 
   const rest = spec.primaryKey.fields.filter((f) => f !== spec.scope);
   return spec.scope === undefined ? rest : [spec.scope, ...rest];
 }
+
+/**
+ * What a table's generic repository does inside one transaction, in either store: the methods
+ * every spec gives, whatever keeps the rows.
+ * @example
+ * const users: TableRepository<UserRecord> = table.over(transaction);
+ * await users.get(organizationId, userId);
+ */
+export interface TableRepository<R> {
+  /** The record with this key: the scope, then the rest of the primary key (`keyFields`). */
+  get(...key: string[]): Promise<R | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(...key: string[]): Promise<R | undefined>;
+  /** The records of one scope (organization), by createdAt then insertion order. */
+  list(scope: string): Promise<R[]>;
+  /** Refuses a record that breaks a unique constraint (StoreConflictError with its name). */
+  insert(record: R): Promise<void>;
+  /** An upsert; refuses a record that breaks a constraint `checkedOnUpdate`. */
+  update(record: R): Promise<void>;
+  /** An absent record is a no-op. */
+  delete(...key: string[]): Promise<void>;
+}

@@ -1,0 +1,176 @@
+/**
+ * The generic in-memory repository of one table, built from its spec (@keyhold/store-tables):
+ * the rows in a Map by primary key, their insertion order (a sequence number, so a rolled-back
+ * delete returns a row to its place), and one index per other unique constraint. Every write
+ * goes through the transaction's undo journal. Get, list, insert, update, delete and lookups
+ * by a unique constraint or by equal fields are written once here; memory-store.ts keeps only
+ * what differs per table (address lookups, paging, the credential index, the outbox).
+ * @module
+ */
+import { StoreConflictError } from '@keyhold/activities';
+import {
+  keyFields,
+  type TableRepository,
+  type TableSpec,
+  type UniqueConstraint,
+  uniqueConstraints,
+} from '@keyhold/store-tables';
+import type { Journal } from './journal.js';
+
+/** The key of a row or of an index entry: its values joined by NUL. */
+export const k = (...parts: string[]): string => parts.join('\u0000');
+
+/** A deep copy: records go in and come out as copies. */
+export const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * One table in memory.
+ * @example
+ * const users = new MemoryTable(USERS, () => ++seq);
+ * await users.over(journal).insert(user);
+ */
+export class MemoryTable<R> {
+  /** The rows by primary key (`k` of its fields). Read them, but write through a repository. */
+  readonly rows = new Map<string, R>();
+  /** Insertion order of the rows. */
+  readonly seq = new Map<string, number>();
+  /** The unique constraints other than the primary key, each with its index → row key. */
+  private readonly indexes: { constraint: UniqueConstraint<R>; index: Map<string, string> }[];
+  /** For each primary-key field, its position among the arguments of `get`. */
+  private readonly keyPositions: number[];
+  /** Whether `get` must also check the scope (it is not part of the primary key). */
+  private readonly scopeOutsideKey: boolean;
+
+  constructor(
+    readonly spec: TableSpec<R>,
+    private readonly nextSeq: () => number,
+  ) {
+    const keys = keyFields(spec);
+    this.keyPositions = spec.primaryKey.fields.map((f) => keys.indexOf(f));
+    this.scopeOutsideKey = spec.scope !== undefined && !spec.primaryKey.fields.includes(spec.scope);
+    this.indexes = uniqueConstraints(spec)
+      .slice(1)
+      .map((constraint) => ({ constraint, index: new Map<string, string>() }));
+  }
+
+  /** The primary key of a record. */
+  keyOf(record: R): string {
+    return this.valuesKey(this.spec.primaryKey, record);
+  }
+
+  private valuesKey(constraint: UniqueConstraint<R>, record: R): string {
+    return k(...constraint.fields.map((f) => String(record[f])));
+  }
+
+  /** The row `get(...key)` names, not copied. */
+  private row(key: readonly string[]): R | undefined {
+    const r = this.rows.get(k(...this.keyPositions.map((i) => key[i]!)));
+    if (r && this.scopeOutsideKey && r[this.spec.scope!] !== key[0]) return undefined;
+    return r;
+  }
+
+  /**
+   * A lookup of the row whose fields are those of a unique constraint (not copied).
+   * @example
+   * const byPublicKey = apiKeys.finder(['organizationId', 'publicKey']);
+   * byPublicKey(organizationId, publicKey);
+   */
+  finder(fields: readonly (keyof R & string)[]): (...values: string[]) => R | undefined {
+    const same = (c: UniqueConstraint<R>) =>
+      c.fields.length === fields.length && c.fields.every((f, i) => f === fields[i]);
+    if (same(this.spec.primaryKey)) return (...values) => this.rows.get(k(...values));
+    const found = this.indexes.find((i) => same(i.constraint));
+    if (!found) throw new TypeError(`${this.spec.table}: no unique constraint on ${fields}`);
+    return (...values) => {
+      const key = found.index.get(k(...values));
+      return key === undefined ? undefined : this.rows.get(key);
+    };
+  }
+
+  /** The rows that `keep` keeps, in insertion order (not copied). */
+  inInsertionOrder(keep: (r: R) => boolean): R[] {
+    return [...this.rows.entries()]
+      .filter(([, r]) => keep(r))
+      .sort(([a], [b]) => this.seq.get(a)! - this.seq.get(b)!)
+      .map(([, r]) => r);
+  }
+
+  /**
+   * The rows whose fields equal the values, by createdAt then insertion order (not copied).
+   * @example
+   * const byUser = apiKeys.lister(['organizationId', 'userId']);
+   * byUser(organizationId, userId).map(clone);
+   */
+  lister(fields: readonly (keyof R & string)[]): (...values: string[]) => R[] {
+    const createdAt = this.spec.createdAt;
+    return (...values) => {
+      const rows = this.inInsertionOrder((r) => fields.every((f, i) => r[f] === values[i]));
+      // A stable sort: ties in createdAt stay in insertion order.
+      if (createdAt !== undefined) {
+        rows.sort((a, b) => (a[createdAt] as number) - (b[createdAt] as number));
+      }
+      return rows;
+    };
+  }
+
+  /** The repository of this table inside one transaction. */
+  over(j: Journal): TableRepository<R> {
+    const byScope = this.spec.scope === undefined ? undefined : this.lister([this.spec.scope]);
+    const get = async (...key: string[]) => {
+      const r = this.row(key);
+      return r && clone(r);
+    };
+    return {
+      get,
+      getForUpdate: get,
+      list: async (scope) => (byScope ? byScope(scope).map(clone) : []),
+      insert: async (record) => {
+        const key = this.keyOf(record);
+        if (this.rows.has(key)) throw new StoreConflictError(this.spec.primaryKey.name);
+        for (const { constraint, index } of this.indexes) {
+          if (index.has(this.valuesKey(constraint, record))) {
+            throw new StoreConflictError(constraint.name);
+          }
+        }
+        j.set(this.rows, key, clone(record));
+        j.set(this.seq, key, this.nextSeq());
+        for (const { constraint, index } of this.indexes) {
+          j.set(index, this.valuesKey(constraint, record), key);
+        }
+      },
+      // An upsert, as the SQL store's.
+      update: async (record) => {
+        const key = this.keyOf(record);
+        for (const { constraint, index } of this.indexes) {
+          const holder = index.get(this.valuesKey(constraint, record));
+          if (constraint.checkedOnUpdate && holder !== undefined && holder !== key) {
+            throw new StoreConflictError(constraint.name);
+          }
+        }
+        const previous = this.rows.get(key);
+        for (const { constraint, index } of this.indexes) {
+          if (previous) {
+            const old = this.valuesKey(constraint, previous);
+            if (index.get(old) === key) j.delete(index, old);
+          }
+          // A value another record holds (a constraint not checked on update) stays theirs.
+          const now = this.valuesKey(constraint, record);
+          if (!index.has(now)) j.set(index, now, key);
+        }
+        j.set(this.rows, key, clone(record));
+        if (!this.seq.has(key)) j.set(this.seq, key, this.nextSeq());
+      },
+      delete: async (...keyValues) => {
+        const r = this.row(keyValues);
+        if (!r) return;
+        const key = this.keyOf(r);
+        j.delete(this.rows, key);
+        j.delete(this.seq, key);
+        for (const { constraint, index } of this.indexes) {
+          const entry = this.valuesKey(constraint, r);
+          if (index.get(entry) === key) j.delete(index, entry);
+        }
+      },
+    };
+  }
+}
