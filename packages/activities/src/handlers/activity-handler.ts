@@ -6,7 +6,13 @@
  */
 
 import type { BundleSigner, CryptoWorkPool, KeyVault } from '@keyhold/keys';
-import type { ActivityDefinition } from '@keyhold/protocol';
+import type {
+  ActivityDefinition,
+  IntentOfKind,
+  ResultOfKind,
+  ServedKind,
+  VoteKind,
+} from '@keyhold/protocol';
 import type { Ids } from '../ports/ids.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
@@ -47,9 +53,68 @@ export interface PrecheckSettings {
   readonly allowPrivateWebhookDestinations: boolean;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: parameters are validated by the intent schema first.
-export interface ActivityHandler<P = any> {
-  precheck?(parameters: P, definition: ActivityDefinition, settings: PrecheckSettings): void;
+/**
+ * What one activity kind does, with its parameters as its versions' intent schemas type them
+ * (`P`) and its result as the wire says it (`R`). Without type arguments it is the handler as
+ * the service calls it by run-time kind: parameters already validated, result stored as JSON.
+ * `precheck` and `execute` are function-typed members, not methods, so a handler that expects
+ * more than its intent guarantees does not type-check (methods would be compared bivariantly).
+ * @example
+ * const handler: ActivityHandler<{ walletId: string }, { walletId: string }> = {
+ *   async execute(ctx, p) {
+ *     return { walletId: p.walletId };
+ *   },
+ * };
+ */
+export interface ActivityHandler<P = ValidatedIntent, R = ActivityResult> {
+  readonly precheck?: (
+    parameters: P,
+    definition: ActivityDefinition,
+    settings: PrecheckSettings,
+  ) => void;
   /** Returns the content of the result member. */
-  execute(ctx: ActivityContext, parameters: P): Promise<Record<string, unknown>>;
+  readonly execute: (ctx: ActivityContext, parameters: P) => Promise<R>;
 }
+
+/**
+ * Parameters that passed `validateIntent` for the definition's type, when the type is known
+ * only at run time (the stored activity's `parameters`).
+ * @example
+ * const parameters: ValidatedIntent = record.parameters;
+ */
+export type ValidatedIntent = Record<string, unknown>;
+
+/**
+ * A result as the activity record stores it, when the type is known only at run time.
+ * @example
+ * record.result = await handler.execute(ctx, record.parameters); // an ActivityResult
+ */
+export type ActivityResult = Record<string, unknown>;
+
+/**
+ * The kinds with a handler: every served kind but the votes, which the activity service
+ * records on their target.
+ * @example
+ * const kind: HandledKind = 'CREATE_WALLET';
+ */
+export type HandledKind = Exclude<ServedKind, VoteKind>;
+
+/**
+ * The handler of one kind: its parameters are the union of its versions' intents, its result
+ * the union of their results.
+ * @example
+ * export const deletePolicyHandler: HandlerOf<'DELETE_POLICY'> = {
+ *   async execute(ctx, p) {
+ *     return { policyId: await deletePolicy(ctx, p.policyId) };
+ *   },
+ * };
+ */
+export type HandlerOf<K extends HandledKind> = ActivityHandler<IntentOfKind<K>, ResultOfKind<K>>;
+
+/**
+ * A handler for every handled kind, each typed by its kind: a served kind without a handler,
+ * or a handler of another kind's intent, does not compile.
+ * @example
+ * const handlers: ActivityHandlerMap = { CREATE_USERS: createUsersHandler, … };
+ */
+export type ActivityHandlerMap = { readonly [K in HandledKind]: HandlerOf<K> };

@@ -4,23 +4,17 @@
  * limits (10 long-lived, 10 short-lived; expired short-lived keys are removed first).
  * @module
  */
-import { type ApiKeyCurve, KeyholdError } from '@keyhold/protocol';
+import { type ApiKeyCurve, type ApiKeyParams, KeyholdError } from '@keyhold/protocol';
 import { normalizeApiPublicKey } from '../api-key-public-key.js';
 import type { ApiKeyRecord } from '../records.js';
 import type { ActivityContext } from './activity-handler.js';
-
-export interface ApiKeyParams {
-  apiKeyName: string;
-  publicKey: string;
-  curveType?: ApiKeyCurve;
-  expirationSeconds?: string;
-}
 
 export const MAX_LONG_LIVED_API_KEYS = 10;
 export const MAX_SHORT_LIVED_API_KEYS = 10;
 
 /** The curve of a submitted key: V1 shapes carry none and mean P-256. */
-const curveOf = (p: ApiKeyParams): ApiKeyCurve => p.curveType ?? 'API_KEY_CURVE_P256';
+const curveOf = (p: ApiKeyParams): ApiKeyCurve =>
+  'curveType' in p ? p.curveType : 'API_KEY_CURVE_P256';
 
 /** Static checks of submitted keys. */
 export function precheckApiKeys(keys: readonly ApiKeyParams[]): void {

@@ -3,10 +3,10 @@
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
-import type { ActivityHandler } from './activity-handler.js';
-import { type ApiKeyParams, addApiKeys, precheckApiKeys } from './api-key-creation.js';
+import type { HandlerOf } from './activity-handler.js';
+import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 
-export const createApiKeysHandler: ActivityHandler<{ userId: string; apiKeys: ApiKeyParams[] }> = {
+export const createApiKeysHandler: HandlerOf<'CREATE_API_KEYS'> = {
   precheck: (p) => precheckApiKeys(p.apiKeys),
   async execute(ctx, p) {
     if (!(await ctx.tx.users.get(ctx.organization.organizationId, p.userId))) {
@@ -16,7 +16,7 @@ export const createApiKeysHandler: ActivityHandler<{ userId: string; apiKeys: Ap
   },
 };
 
-export const deleteApiKeysHandler: ActivityHandler<{ userId: string; apiKeyIds: string[] }> = {
+export const deleteApiKeysHandler: HandlerOf<'DELETE_API_KEYS'> = {
   async execute(ctx, p) {
     const orgId = ctx.organization.organizationId;
     const ids = [...new Set(p.apiKeyIds)];

@@ -2,20 +2,25 @@
  * CREATE_USERS (V1–V4) and CREATE_API_ONLY_USERS: users with their API keys.
  * @module
  */
+import type { ApiKeyParams } from '@keyhold/protocol';
 import type { UserRecord } from '../records.js';
-import type { ActivityHandler } from './activity-handler.js';
-import { type ApiKeyParams, addApiKeys, precheckApiKeys } from './api-key-creation.js';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
+import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { requireUserTags } from './tags.js';
 
-interface UserParams {
+/**
+ * What creating a user reads of one: the members every CREATE_USERS version and
+ * CREATE_API_ONLY_USERS have in common (each version's user type is checked against it).
+ */
+interface NewUser {
   userName: string;
   userEmail?: string;
   userPhoneNumber?: string;
-  apiKeys?: ApiKeyParams[];
-  userTags?: string[];
+  apiKeys?: readonly ApiKeyParams[];
+  userTags?: readonly string[];
 }
 
-async function createUsers(ctx: Parameters<ActivityHandler['execute']>[0], users: UserParams[]) {
+async function createUsers(ctx: ActivityContext, users: readonly NewUser[]) {
   const userIds: string[] = [];
   for (const params of users) {
     const user: UserRecord = {
@@ -35,12 +40,14 @@ async function createUsers(ctx: Parameters<ActivityHandler['execute']>[0], users
   return { userIds };
 }
 
-export const createUsersHandler: ActivityHandler<{ users: UserParams[] }> = {
-  precheck: (p) => precheckApiKeys(p.users.flatMap((u) => u.apiKeys ?? [])),
+const apiKeysOf = (users: readonly NewUser[]) => users.flatMap((u) => u.apiKeys ?? []);
+
+export const createUsersHandler: HandlerOf<'CREATE_USERS'> = {
+  precheck: (p) => precheckApiKeys(apiKeysOf(p.users)),
   execute: (ctx, p) => createUsers(ctx, p.users),
 };
 
-export const createApiOnlyUsersHandler: ActivityHandler<{ apiOnlyUsers: UserParams[] }> = {
+export const createApiOnlyUsersHandler: HandlerOf<'CREATE_API_ONLY_USERS'> = {
   precheck: (p) => precheckApiKeys(p.apiOnlyUsers.flatMap((u) => u.apiKeys ?? [])),
   execute: (ctx, p) => createUsers(ctx, p.apiOnlyUsers),
 };

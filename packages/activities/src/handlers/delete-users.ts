@@ -4,9 +4,9 @@
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
-import type { ActivityHandler } from './activity-handler.js';
+import type { HandlerOf } from './activity-handler.js';
 
-export const deleteUsersHandler: ActivityHandler<{ userIds: string[] }> = {
+export const deleteUsersHandler: HandlerOf<'DELETE_USERS'> = {
   async execute(ctx, { userIds }) {
     const orgId = ctx.organization.organizationId;
     const unique = [...new Set(userIds)];

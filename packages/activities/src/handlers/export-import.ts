@@ -16,12 +16,12 @@ import {
   parseImportedMnemonic,
   parseImportedPrivateKey,
 } from '@keyhold/keys';
-import { type AddressFormat, type Curve, KeyholdError } from '@keyhold/protocol';
+import { KeyholdError } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PrivateKeyRecord, WalletRecord } from '../records.js';
-import type { ActivityContext, ActivityHandler } from './activity-handler.js';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { assertAddressFormatFits } from './address-format-check.js';
-import { type AccountParams, addAccounts, precheckAccounts } from './wallet-accounts.js';
+import { addAccounts, precheckAccounts } from './wallet-accounts.js';
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -51,11 +51,7 @@ function importTarget(ctx: ActivityContext, userId: string) {
   return deriveImportTargetKey(ctx.signer.privateKey, organizationId, userId);
 }
 
-export const exportWalletHandler: ActivityHandler<{
-  walletId: string;
-  targetPublicKey: string;
-  language?: string;
-}> = {
+export const exportWalletHandler: HandlerOf<'EXPORT_WALLET'> = {
   precheck(p) {
     if (p.language !== undefined && p.language !== 'MNEMONIC_LANGUAGE_ENGLISH') {
       throw new KeyholdError('BAD_REQUEST_BODY', {
@@ -80,10 +76,7 @@ export const exportWalletHandler: ActivityHandler<{
   },
 };
 
-export const exportPrivateKeyHandler: ActivityHandler<{
-  privateKeyId: string;
-  targetPublicKey: string;
-}> = {
+export const exportPrivateKeyHandler: HandlerOf<'EXPORT_PRIVATE_KEY'> = {
   async execute(ctx, p) {
     const key = await ctx.tx.privateKeys.get(
       ctx.organization.organizationId,
@@ -101,10 +94,7 @@ export const exportPrivateKeyHandler: ActivityHandler<{
   },
 };
 
-export const exportWalletAccountHandler: ActivityHandler<{
-  address: string;
-  targetPublicKey: string;
-}> = {
+export const exportWalletAccountHandler: HandlerOf<'EXPORT_WALLET_ACCOUNT'> = {
   async execute(ctx, p) {
     const account = await ctx.tx.walletAccounts.findByAddress(
       ctx.organization.organizationId,
@@ -127,7 +117,8 @@ export const exportWalletAccountHandler: ActivityHandler<{
   },
 };
 
-const initImport: ActivityHandler<{ userId: string }> = {
+/** INIT_IMPORT_WALLET and INIT_IMPORT_PRIVATE_KEY take and answer the same. */
+const initImport: HandlerOf<'INIT_IMPORT_WALLET'> & HandlerOf<'INIT_IMPORT_PRIVATE_KEY'> = {
   async execute(ctx, p) {
     const userId = await requireUser(ctx, p.userId);
     const { importBundle } = createImportTarget({
@@ -142,12 +133,7 @@ const initImport: ActivityHandler<{ userId: string }> = {
 export const initImportWalletHandler = initImport;
 export const initImportPrivateKeyHandler = initImport;
 
-export const importWalletHandler: ActivityHandler<{
-  userId: string;
-  walletName: string;
-  encryptedBundle: string;
-  accounts: AccountParams[];
-}> = {
+export const importWalletHandler: HandlerOf<'IMPORT_WALLET'> = {
   precheck: (p) => precheckAccounts(p.accounts),
   async execute(ctx, p) {
     const userId = await requireUser(ctx, p.userId);
@@ -173,13 +159,7 @@ export const importWalletHandler: ActivityHandler<{
   },
 };
 
-export const importPrivateKeyHandler: ActivityHandler<{
-  userId: string;
-  privateKeyName: string;
-  encryptedBundle: string;
-  curve: Curve;
-  addressFormats?: AddressFormat[];
-}> = {
+export const importPrivateKeyHandler: HandlerOf<'IMPORT_PRIVATE_KEY'> = {
   precheck(p) {
     for (const format of p.addressFormats ?? []) assertAddressFormatFits(format, p.curve);
   },

@@ -2,7 +2,7 @@
  * The handler of every activity kind Keyhold executes.
  * @module
  */
-import type { ActivityHandler } from './activity-handler.js';
+import type { ActivityHandler, ActivityHandlerMap } from './activity-handler.js';
 import { createApiKeysHandler, deleteApiKeysHandler } from './create-api-keys.js';
 import { createApiOnlyUsersHandler, createUsersHandler } from './create-users.js';
 import { deleteUsersHandler } from './delete-users.js';
@@ -53,13 +53,25 @@ import {
   updateWebhookEndpointHandler,
 } from './webhook-endpoints.js';
 
-export type { ActivityContext, ActivityHandler, PrecheckSettings } from './activity-handler.js';
+export type {
+  ActivityContext,
+  ActivityHandler,
+  ActivityHandlerMap,
+  ActivityResult,
+  HandledKind,
+  HandlerOf,
+  PrecheckSettings,
+  ValidatedIntent,
+} from './activity-handler.js';
 
 /**
- * Handlers by activity kind (every version of a kind shares one handler). APPROVE_ACTIVITY
- * and REJECT_ACTIVITY have none: the activity service records them as votes on their target.
+ * Handlers by activity kind (every version of a kind shares one handler), each checked against
+ * its kind's intent and result types. APPROVE_ACTIVITY and REJECT_ACTIVITY have none: the
+ * activity service records them as votes on their target.
+ * @example
+ * HANDLERS_BY_KIND.SIGN_TRANSACTION.precheck?.(parameters, definition, settings);
  */
-export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> = {
+export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   CREATE_USERS: createUsersHandler,
   CREATE_API_ONLY_USERS: createApiOnlyUsersHandler,
   DELETE_USERS: deleteUsersHandler,
@@ -104,3 +116,16 @@ export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> = {
   UPDATE_WEBHOOK_ENDPOINT: updateWebhookEndpointHandler,
   DELETE_WEBHOOK_ENDPOINT: deleteWebhookEndpointHandler,
 };
+
+/**
+ * The same handlers looked up by a kind known only at run time (`definition.kind`). Their
+ * parameter types are forgotten here, and only here: the service passes `parameters` after
+ * `validateIntent(definition.type, …)` has checked them against the schema that
+ * `IntentOf<definition.type>` is read from, which is what `HANDLERS_BY_KIND` was checked with.
+ * A kind Keyhold does not handle (a vote) has no entry.
+ * @example
+ * const handler = ACTIVITY_HANDLERS[definition.kind];
+ * if (handler) record.result = await handler.execute(ctx, record.parameters);
+ */
+export const ACTIVITY_HANDLERS: Readonly<Record<string, ActivityHandler>> =
+  HANDLERS_BY_KIND as unknown as Readonly<Record<string, ActivityHandler>>;

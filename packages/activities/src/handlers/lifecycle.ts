@@ -8,7 +8,7 @@
  */
 import { KeyholdError } from '@keyhold/protocol';
 import type { PrivateKeyRecord, WalletAccountRecord, WalletRecord } from '../records.js';
-import type { ActivityContext, ActivityHandler } from './activity-handler.js';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
 
 const unique = (ids: readonly string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
 
@@ -33,7 +33,7 @@ async function findAccount(
   return accounts.find((a) => a.walletAccountId === walletAccountId);
 }
 
-export const disablePrivateKeyHandler: ActivityHandler<{ privateKeyId: string }> = {
+export const disablePrivateKeyHandler: HandlerOf<'DISABLE_PRIVATE_KEY'> = {
   async execute(ctx, p) {
     const key = await requirePrivateKey(ctx, p.privateKeyId);
     if (!key.disabled) {
@@ -43,10 +43,7 @@ export const disablePrivateKeyHandler: ActivityHandler<{ privateKeyId: string }>
   },
 };
 
-export const deletePrivateKeysHandler: ActivityHandler<{
-  privateKeyIds: string[];
-  deleteWithoutExport?: boolean;
-}> = {
+export const deletePrivateKeysHandler: HandlerOf<'DELETE_PRIVATE_KEYS'> = {
   async execute(ctx, p) {
     const keys: PrivateKeyRecord[] = [];
     for (const id of unique(p.privateKeyIds)) {
@@ -70,10 +67,7 @@ export const deletePrivateKeysHandler: ActivityHandler<{
   },
 };
 
-export const deleteWalletsHandler: ActivityHandler<{
-  walletIds: string[];
-  deleteWithoutExport?: boolean;
-}> = {
+export const deleteWalletsHandler: HandlerOf<'DELETE_WALLETS'> = {
   async execute(ctx, p) {
     const wallets: WalletRecord[] = [];
     for (const id of unique(p.walletIds)) {
@@ -91,10 +85,7 @@ export const deleteWalletsHandler: ActivityHandler<{
   },
 };
 
-export const deleteWalletAccountsHandler: ActivityHandler<{
-  walletAccountIds: string[];
-  deleteWithoutExport?: boolean;
-}> = {
+export const deleteWalletAccountsHandler: HandlerOf<'DELETE_WALLET_ACCOUNTS'> = {
   async execute(ctx, p) {
     const accounts: WalletAccountRecord[] = [];
     const exportedWallet = new Map<string, boolean>();

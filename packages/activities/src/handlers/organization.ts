@@ -3,9 +3,9 @@
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
-import type { ActivityHandler } from './activity-handler.js';
+import type { HandlerOf } from './activity-handler.js';
 
-export const updateRootQuorumHandler: ActivityHandler<{ threshold: number; userIds: string[] }> = {
+export const updateRootQuorumHandler: HandlerOf<'UPDATE_ROOT_QUORUM'> = {
   precheck({ threshold, userIds }) {
     const members = new Set(userIds).size;
     if (threshold > members) {
@@ -31,7 +31,7 @@ export const updateRootQuorumHandler: ActivityHandler<{ threshold: number; userI
   },
 };
 
-export const updateOrganizationNameHandler: ActivityHandler<{ organizationName: string }> = {
+export const updateOrganizationNameHandler: HandlerOf<'UPDATE_ORGANIZATION_NAME'> = {
   async execute(ctx, { organizationName }) {
     const org = ctx.organization;
     await ctx.tx.organizations.update({ ...org, name: organizationName, updatedAt: ctx.now });

@@ -4,31 +4,14 @@
  * request, 400); names are unique in the organization ("policy label must be unique").
  * @module
  */
-import type { Effect } from '@keyhold/protocol';
-import { KeyholdError } from '@keyhold/protocol';
+import { type IntentOf, type IntentOfKind, KeyholdError } from '@keyhold/protocol';
 import { checkPolicyTexts } from '../decision/policy-errors.js';
 import { StoreConflictError } from '../ports/store.js';
 import type { PolicyRecord } from '../records.js';
-import type { ActivityContext, ActivityHandler } from './activity-handler.js';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
 
-interface PolicyParams {
-  policyName: string;
-  effect: Effect;
-  condition?: string;
-  consensus?: string;
-  notes?: string;
-  time?: string;
-}
-
-interface UpdatePolicyParams {
-  policyId: string;
-  policyName?: string;
-  policyEffect?: Effect;
-  policyCondition?: string;
-  policyConsensus?: string;
-  policyNotes?: string;
-  time?: string;
-}
+/** A policy to create: CREATE_POLICY V3's intent, also each of CREATE_POLICIES' `policies`. */
+type PolicyParams = IntentOfKind<'CREATE_POLICY'>;
 
 /** An expression as stored: absent when empty. */
 const expression = (text: string | undefined): string | undefined =>
@@ -85,14 +68,14 @@ async function createPolicy(ctx: ActivityContext, p: PolicyParams): Promise<stri
 const checkTexts = (p: PolicyParams, context: Record<string, unknown> = {}) =>
   checkPolicyTexts({ condition: p.condition, consensus: p.consensus, time: p.time }, context);
 
-export const createPolicyHandler: ActivityHandler<PolicyParams> = {
+export const createPolicyHandler: HandlerOf<'CREATE_POLICY'> = {
   precheck: (p) => checkTexts(p),
   async execute(ctx, p) {
     return { policyId: await createPolicy(ctx, p) };
   },
 };
 
-export const createPoliciesHandler: ActivityHandler<{ policies: PolicyParams[] }> = {
+export const createPoliciesHandler: HandlerOf<'CREATE_POLICIES'> = {
   precheck(p) {
     const names = new Set<string>();
     p.policies.forEach((policy, policyIndex) => {
@@ -113,11 +96,16 @@ export const createPoliciesHandler: ActivityHandler<{ policies: PolicyParams[] }
   },
 };
 
-export const updatePolicyHandler: ActivityHandler<UpdatePolicyParams> = {
-  precheck(p) {
+/** Every UPDATE_POLICY version's intent is a V2 intent (V1 only lacks the optional `time`). */
+type UpdatePolicyParams = IntentOf<'ACTIVITY_TYPE_UPDATE_POLICY_V2'>;
+
+export const updatePolicyHandler: HandlerOf<'UPDATE_POLICY'> = {
+  precheck(intent) {
+    const p: UpdatePolicyParams = intent;
     checkPolicyTexts({ condition: p.policyCondition, consensus: p.policyConsensus, time: p.time });
   },
-  async execute(ctx, p) {
+  async execute(ctx, intent) {
+    const p: UpdatePolicyParams = intent;
     const orgId = ctx.organization.organizationId;
     const policyId = p.policyId.toLowerCase();
     const policy = await ctx.tx.policies.get(orgId, policyId);
@@ -157,14 +145,15 @@ async function deletePolicies(ctx: ActivityContext, ids: readonly string[]): Pro
   return unique;
 }
 
-export const deletePolicyHandler: ActivityHandler<{ policyId: string }> = {
+export const deletePolicyHandler: HandlerOf<'DELETE_POLICY'> = {
   async execute(ctx, p) {
-    const [policyId] = await deletePolicies(ctx, [p.policyId]);
+    const policyId = p.policyId.toLowerCase();
+    await deletePolicies(ctx, [policyId]);
     return { policyId };
   },
 };
 
-export const deletePoliciesHandler: ActivityHandler<{ policyIds: string[] }> = {
+export const deletePoliciesHandler: HandlerOf<'DELETE_POLICIES'> = {
   async execute(ctx, p) {
     return { policyIds: await deletePolicies(ctx, p.policyIds) };
   },

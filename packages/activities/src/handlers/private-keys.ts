@@ -2,21 +2,14 @@
  * CREATE_PRIVATE_KEYS (V1, V2): standalone keys generated inside the vault.
  * @module
  */
-import type { AddressFormat, Curve } from '@keyhold/protocol';
+import type { PrivateKeyResult } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { PrivateKeyRecord } from '../records.js';
-import type { ActivityHandler } from './activity-handler.js';
+import type { HandlerOf } from './activity-handler.js';
 import { assertAddressFormatFits } from './address-format-check.js';
 import { requirePrivateKeyTags } from './tags.js';
 
-interface PrivateKeyParams {
-  privateKeyName: string;
-  curve: Curve;
-  privateKeyTags?: string[];
-  addressFormats?: AddressFormat[];
-}
-
-export const createPrivateKeysHandler: ActivityHandler<{ privateKeys: PrivateKeyParams[] }> = {
+export const createPrivateKeysHandler: HandlerOf<'CREATE_PRIVATE_KEYS'> = {
   precheck(p) {
     for (const key of p.privateKeys) {
       for (const format of key.addressFormats ?? []) {
@@ -25,7 +18,7 @@ export const createPrivateKeysHandler: ActivityHandler<{ privateKeys: PrivateKey
     }
   },
   async execute(ctx, p) {
-    const created: { privateKeyId: string; addresses: PrivateKeyRecord['addresses'] }[] = [];
+    const created: PrivateKeyResult[] = [];
     for (const params of p.privateKeys) {
       const privateKeyTags = await requirePrivateKeyTags(ctx, params.privateKeyTags);
       const vaultKey = await ctx.vault.createKey(params.curve);

@@ -3,14 +3,12 @@
  * @module
  */
 import { formatSignature, preparePayload } from '@keyhold/keys';
-import type { HashFunction, PayloadEncoding, SignatureResult } from '@keyhold/protocol';
-import type { ActivityContext, ActivityHandler } from './activity-handler.js';
+import type { IntentOfKind, SignatureResult } from '@keyhold/protocol';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { resolveSigner } from './resolve-signer.js';
 
-interface SignParams {
-  encoding: PayloadEncoding;
-  hashFunction: HashFunction;
-}
+/** How the payloads are read and hashed: the same members in every raw-signing intent. */
+type SignParams = Pick<IntentOfKind<'SIGN_RAW_PAYLOADS'>, 'encoding' | 'hashFunction'>;
 
 async function sign(
   ctx: ActivityContext,
@@ -35,18 +33,16 @@ async function sign(
   return signatures;
 }
 
-export const signRawPayloadHandler: ActivityHandler<
-  SignParams & { payload: string; signWith?: string; privateKeyId?: string }
-> = {
+export const signRawPayloadHandler: HandlerOf<'SIGN_RAW_PAYLOAD'> = {
   async execute(ctx, p) {
-    const [signature] = await sign(ctx, (p.signWith ?? p.privateKeyId)!, [p.payload], p);
+    // V2 names the key by `signWith`, V1 by `privateKeyId`.
+    const signWith = 'signWith' in p ? p.signWith : p.privateKeyId;
+    const [signature] = await sign(ctx, signWith, [p.payload], p);
     return { ...signature! };
   },
 };
 
-export const signRawPayloadsHandler: ActivityHandler<
-  SignParams & { signWith: string; payloads: string[] }
-> = {
+export const signRawPayloadsHandler: HandlerOf<'SIGN_RAW_PAYLOADS'> = {
   async execute(ctx, p) {
     return { signatures: await sign(ctx, p.signWith, p.payloads, p) };
   },

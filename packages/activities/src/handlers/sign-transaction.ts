@@ -15,26 +15,19 @@
  * @module
  */
 import { canSignTaproot, parseTransaction, signTransaction } from '@keyhold/keys';
-import type { TransactionType } from '@keyhold/protocol';
 import { hexToBytes } from '@noble/hashes/utils.js';
-import type { ActivityHandler } from './activity-handler.js';
+import type { HandlerOf } from './activity-handler.js';
 import { findSigningKey, resolveSigner } from './resolve-signer.js';
 
-interface SignTransactionParams {
-  signWith?: string;
-  privateKeyId?: string;
-  type: TransactionType;
-  unsignedTransaction: string;
-}
-
-export const signTransactionHandler: ActivityHandler<SignTransactionParams> = {
+export const signTransactionHandler: HandlerOf<'SIGN_TRANSACTION'> = {
   precheck(p) {
     parseTransaction(p.type, p.unsignedTransaction);
   },
 
   async execute(ctx, p) {
     const organizationId = ctx.organization.organizationId;
-    const signWith = (p.signWith ?? p.privateKeyId)!;
+    // V2 names the key by `signWith`, V1 by `privateKeyId`.
+    const signWith = 'signWith' in p ? p.signWith : p.privateKeyId;
     // resolveSigner refuses what cannot sign (not found, disabled); the record gives the key.
     const signer = await resolveSigner(ctx.tx, organizationId, signWith);
     const found = (await findSigningKey(ctx.tx, organizationId, signWith))!;

@@ -14,37 +14,34 @@
  * answer "no organization found with the given ID", and its API keys no longer authenticate.
  * @module
  */
-import { KeyholdError } from '@keyhold/protocol';
+import { type ApiKeyParams, KeyholdError } from '@keyhold/protocol';
 import type { OrganizationRecord, UserRecord } from '../records.js';
-import type { ActivityContext, ActivityHandler } from './activity-handler.js';
-import { type ApiKeyParams, addApiKeys, precheckApiKeys } from './api-key-creation.js';
-import type { AccountParams } from './wallet-accounts.js';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
+import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { precheckAccounts } from './wallet-accounts.js';
 import { createWalletHandler } from './wallets.js';
 
-interface RootUserParams {
+/**
+ * What creating a root user reads of one: the members every version's RootUser has in common
+ * (each version's type is checked against it).
+ */
+interface RootUser {
   userName: string;
   userEmail?: string;
   userPhoneNumber?: string;
-  apiKeys?: ApiKeyParams[];
+  apiKeys?: readonly ApiKeyParams[];
 }
 
-interface CreateSubOrganizationParams {
-  subOrganizationName: string;
-  rootUsers: RootUserParams[];
-  rootQuorumThreshold: number;
-  wallet?: { walletName: string; accounts: AccountParams[]; mnemonicLength?: number };
-}
-
-export const createSubOrganizationHandler: ActivityHandler<CreateSubOrganizationParams> = {
+export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> = {
   precheck(p) {
     if (p.rootQuorumThreshold > p.rootUsers.length) {
       throw new KeyholdError('QUORUM_THRESHOLD_INVALID', {
         reason: `threshold ${p.rootQuorumThreshold} exceeds the ${p.rootUsers.length} root users`,
       });
     }
-    precheckApiKeys(p.rootUsers.flatMap((u) => u.apiKeys ?? []));
-    if (p.wallet) precheckAccounts(p.wallet.accounts);
+    const rootUsers: readonly RootUser[] = p.rootUsers;
+    precheckApiKeys(rootUsers.flatMap((u) => u.apiKeys ?? []));
+    if ('wallet' in p && p.wallet) precheckAccounts(p.wallet.accounts);
   },
   async execute(ctx, p) {
     if (ctx.organization.parentOrganizationId) {
@@ -64,7 +61,8 @@ export const createSubOrganizationHandler: ActivityHandler<CreateSubOrganization
     await ctx.tx.organizations.insert(sub);
     // Everything below is written in the sub-organization.
     const inSub: ActivityContext = { ...ctx, organization: sub };
-    for (const [i, params] of p.rootUsers.entries()) {
+    const rootUsers: readonly RootUser[] = p.rootUsers;
+    for (const [i, params] of rootUsers.entries()) {
       const user: UserRecord = {
         organizationId: sub.organizationId,
         userId: rootUserIds[i]!,
@@ -78,7 +76,8 @@ export const createSubOrganizationHandler: ActivityHandler<CreateSubOrganization
       await ctx.tx.users.insert(user);
       await addApiKeys(inSub, user.userId, params.apiKeys ?? []);
     }
-    const wallet = p.wallet ? await createWalletHandler.execute(inSub, p.wallet) : undefined;
+    const wallet =
+      'wallet' in p && p.wallet ? await createWalletHandler.execute(inSub, p.wallet) : undefined;
     return {
       subOrganizationId: sub.organizationId,
       ...(wallet && ctx.definition.version >= 4 ? { wallet } : {}),
@@ -87,7 +86,7 @@ export const createSubOrganizationHandler: ActivityHandler<CreateSubOrganization
   },
 };
 
-export const deleteSubOrganizationHandler: ActivityHandler<{ deleteWithoutExport?: boolean }> = {
+export const deleteSubOrganizationHandler: HandlerOf<'DELETE_SUB_ORGANIZATION'> = {
   async execute(ctx, p) {
     const org = ctx.organization;
     if (!org.parentOrganizationId) {

@@ -8,7 +8,7 @@
 import { KeyholdError, type MessageKey } from '@keyhold/protocol';
 import { type NamedRecordRepository, StoreConflictError } from '../ports/store.js';
 import type { PrivateKeyRecord, TagRecord, UserRecord } from '../records.js';
-import type { ActivityContext, ActivityHandler } from './activity-handler.js';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
 
 /** What differs between user tags and private-key tags. */
 interface TagKind<M> {
@@ -209,19 +209,14 @@ export function requirePrivateKeyTags(ctx: ActivityContext, tagIds?: readonly st
   return requireTags(PRIVATE_KEY_TAGS, ctx, tagIds);
 }
 
-export const createUserTagHandler: ActivityHandler<{ userTagName: string; userIds?: string[] }> = {
+export const createUserTagHandler: HandlerOf<'CREATE_USER_TAG'> = {
   async execute(ctx, p) {
     const { tagId, memberIds } = await createTag(USER_TAGS, ctx, p.userTagName, p.userIds);
     return { userTagId: tagId, userIds: memberIds };
   },
 };
 
-export const updateUserTagHandler: ActivityHandler<{
-  userTagId: string;
-  newUserTagName?: string;
-  addUserIds?: string[];
-  removeUserIds?: string[];
-}> = {
+export const updateUserTagHandler: HandlerOf<'UPDATE_USER_TAG'> = {
   async execute(ctx, p) {
     const userTagId = await updateTag(USER_TAGS, ctx, {
       tagId: p.userTagId,
@@ -233,17 +228,14 @@ export const updateUserTagHandler: ActivityHandler<{
   },
 };
 
-export const deleteUserTagsHandler: ActivityHandler<{ userTagIds: string[] }> = {
+export const deleteUserTagsHandler: HandlerOf<'DELETE_USER_TAGS'> = {
   async execute(ctx, p) {
     const { tagIds, memberIds } = await deleteTags(USER_TAGS, ctx, p.userTagIds);
     return { userTagIds: tagIds, userIds: memberIds };
   },
 };
 
-export const createPrivateKeyTagHandler: ActivityHandler<{
-  privateKeyTagName: string;
-  privateKeyIds?: string[];
-}> = {
+export const createPrivateKeyTagHandler: HandlerOf<'CREATE_PRIVATE_KEY_TAG'> = {
   async execute(ctx, p) {
     const { tagId, memberIds } = await createTag(
       PRIVATE_KEY_TAGS,
@@ -255,12 +247,7 @@ export const createPrivateKeyTagHandler: ActivityHandler<{
   },
 };
 
-export const updatePrivateKeyTagHandler: ActivityHandler<{
-  privateKeyTagId: string;
-  newPrivateKeyTagName?: string;
-  addPrivateKeyIds?: string[];
-  removePrivateKeyIds?: string[];
-}> = {
+export const updatePrivateKeyTagHandler: HandlerOf<'UPDATE_PRIVATE_KEY_TAG'> = {
   async execute(ctx, p) {
     const privateKeyTagId = await updateTag(PRIVATE_KEY_TAGS, ctx, {
       tagId: p.privateKeyTagId,
@@ -272,7 +259,7 @@ export const updatePrivateKeyTagHandler: ActivityHandler<{
   },
 };
 
-export const deletePrivateKeyTagsHandler: ActivityHandler<{ privateKeyTagIds: string[] }> = {
+export const deletePrivateKeyTagsHandler: HandlerOf<'DELETE_PRIVATE_KEY_TAGS'> = {
   async execute(ctx, p) {
     const { tagIds, memberIds } = await deleteTags(PRIVATE_KEY_TAGS, ctx, p.privateKeyTagIds);
     return { privateKeyTagIds: tagIds, privateKeyIds: memberIds };

@@ -2,19 +2,12 @@
  * UPDATE_USER and UPDATE_USER_NAME.
  * @module
  */
-import { KeyholdError } from '@keyhold/protocol';
-import type { ActivityContext, ActivityHandler } from './activity-handler.js';
+import { type IntentOfKind, KeyholdError } from '@keyhold/protocol';
+import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { requireUserTags } from './tags.js';
 
-interface UpdateUser {
-  userId: string;
-  userName?: string;
-  userEmail?: string;
-  userTagIds?: string[];
-  userPhoneNumber?: string;
-}
-
-async function updateUser(ctx: ActivityContext, p: UpdateUser) {
+/** UPDATE_USER_NAME's intent is an UPDATE_USER intent with a name: both run this. */
+async function updateUser(ctx: ActivityContext, p: IntentOfKind<'UPDATE_USER'>) {
   const user = await ctx.tx.users.get(ctx.organization.organizationId, p.userId);
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: p.userId });
   if (p.userName !== undefined) user.userName = p.userName;
@@ -26,7 +19,5 @@ async function updateUser(ctx: ActivityContext, p: UpdateUser) {
   return { userId: user.userId };
 }
 
-export const updateUserHandler: ActivityHandler<UpdateUser> = { execute: updateUser };
-export const updateUserNameHandler: ActivityHandler<{ userId: string; userName: string }> = {
-  execute: updateUser,
-};
+export const updateUserHandler: HandlerOf<'UPDATE_USER'> = { execute: updateUser };
+export const updateUserNameHandler: HandlerOf<'UPDATE_USER_NAME'> = { execute: updateUser };

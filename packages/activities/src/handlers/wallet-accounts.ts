@@ -4,18 +4,11 @@
  * @module
  */
 import { parseDerivationPath, type VaultKey } from '@keyhold/keys';
-import { type AddressFormat, type Curve, KeyholdError, type PathFormat } from '@keyhold/protocol';
+import { type AccountParams, KeyholdError } from '@keyhold/protocol';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { WalletAccountRecord, WalletRecord } from '../records.js';
 import type { ActivityContext } from './activity-handler.js';
 import { assertAddressFormatFits } from './address-format-check.js';
-
-export interface AccountParams {
-  curve: Curve;
-  pathFormat: PathFormat;
-  path: string;
-  addressFormat: AddressFormat;
-}
 
 /** Refuses bad paths, repeated paths and formats the curve cannot produce. */
 export function precheckAccounts(accounts: readonly AccountParams[]): void {

@@ -4,16 +4,12 @@
  */
 import { KeyholdError } from '@keyhold/protocol';
 import type { WalletRecord } from '../records.js';
-import type { ActivityHandler } from './activity-handler.js';
-import { type AccountParams, addAccounts, precheckAccounts } from './wallet-accounts.js';
+import type { HandlerOf } from './activity-handler.js';
+import { addAccounts, precheckAccounts } from './wallet-accounts.js';
 
 const DEFAULT_MNEMONIC_LENGTH = 12;
 
-export const createWalletHandler: ActivityHandler<{
-  walletName: string;
-  accounts: AccountParams[];
-  mnemonicLength?: number;
-}> = {
+export const createWalletHandler: HandlerOf<'CREATE_WALLET'> = {
   precheck: (p) => precheckAccounts(p.accounts),
   async execute(ctx, p) {
     const mnemonicLength = p.mnemonicLength ?? DEFAULT_MNEMONIC_LENGTH;
@@ -34,10 +30,7 @@ export const createWalletHandler: ActivityHandler<{
   },
 };
 
-export const createWalletAccountsHandler: ActivityHandler<{
-  walletId: string;
-  accounts: AccountParams[];
-}> = {
+export const createWalletAccountsHandler: HandlerOf<'CREATE_WALLET_ACCOUNTS'> = {
   precheck: (p) => precheckAccounts(p.accounts),
   async execute(ctx, p) {
     const wallet = await ctx.tx.wallets.get(ctx.organization.organizationId, p.walletId);
@@ -46,7 +39,7 @@ export const createWalletAccountsHandler: ActivityHandler<{
   },
 };
 
-export const updateWalletHandler: ActivityHandler<{ walletId: string; walletName?: string }> = {
+export const updateWalletHandler: HandlerOf<'UPDATE_WALLET'> = {
   async execute(ctx, p) {
     const wallet = await ctx.tx.wallets.get(ctx.organization.organizationId, p.walletId);
     if (!wallet) throw new KeyholdError('WALLET_NOT_FOUND', { walletId: p.walletId });

@@ -12,30 +12,15 @@
  * making an endpoint active clears the reason the dispatcher disabled it for.
  * @module
  */
-import { KeyholdError } from '@keyhold/protocol';
+import { type IntentOfKind, KeyholdError } from '@keyhold/protocol';
 import { checkWebhookUrl } from '@keyhold/webhooks';
 import type { WebhookEndpointRecord, WebhookSubscriptionRecord } from '../records.js';
 import { webhookEndpointView } from '../views.js';
-import type { ActivityContext, ActivityHandler, PrecheckSettings } from './activity-handler.js';
+import type { ActivityContext, HandlerOf, PrecheckSettings } from './activity-handler.js';
 
-interface SubscriptionParams {
-  eventType: string;
-  filtersJson?: string;
-  isActive?: boolean;
-}
-
-interface CreateParams {
-  url: string;
-  name: string;
-  subscriptions?: SubscriptionParams[];
-}
-
-interface UpdateParams {
-  endpointId: string;
-  url?: string;
-  name?: string;
-  isActive?: boolean;
-}
+type SubscriptionParams = NonNullable<
+  IntentOfKind<'CREATE_WEBHOOK_ENDPOINT'>['subscriptions']
+>[number];
 
 /** Refuses (INVALID_WEBHOOK_URL, the reason in its details) a URL that can never deliver. */
 export function refuseUndeliverableWebhookUrl(url: string, settings: PrecheckSettings): void {
@@ -73,7 +58,7 @@ async function requireEndpoint(
   return endpoint;
 }
 
-export const createWebhookEndpointHandler: ActivityHandler<CreateParams> = {
+export const createWebhookEndpointHandler: HandlerOf<'CREATE_WEBHOOK_ENDPOINT'> = {
   precheck(p, _definition, settings) {
     refuseUndeliverableWebhookUrl(p.url, settings);
     checkFilters(p.subscriptions);
@@ -100,7 +85,7 @@ export const createWebhookEndpointHandler: ActivityHandler<CreateParams> = {
   },
 };
 
-export const updateWebhookEndpointHandler: ActivityHandler<UpdateParams> = {
+export const updateWebhookEndpointHandler: HandlerOf<'UPDATE_WEBHOOK_ENDPOINT'> = {
   precheck(p, _definition, settings) {
     if (p.url !== undefined) refuseUndeliverableWebhookUrl(p.url, settings);
   },
@@ -121,7 +106,7 @@ export const updateWebhookEndpointHandler: ActivityHandler<UpdateParams> = {
 };
 
 /** Removes the endpoint and its pending deliveries (delivered and failed ones stay as a log). */
-export const deleteWebhookEndpointHandler: ActivityHandler<{ endpointId: string }> = {
+export const deleteWebhookEndpointHandler: HandlerOf<'DELETE_WEBHOOK_ENDPOINT'> = {
   async execute(ctx, p) {
     const endpoint = await requireEndpoint(ctx, p.endpointId);
     const org = ctx.organization.organizationId;

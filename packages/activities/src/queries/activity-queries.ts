@@ -2,15 +2,15 @@
  * get_activity and list_activities (newest first, paged by activity id).
  * @module
  */
-import { type ActivityStatus, type ActivityType, KeyholdError } from '@keyhold/protocol';
+import { KeyholdError } from '@keyhold/protocol';
 import { votingRights } from '../decision/voting-rights.js';
 import type { ActivityRecord } from '../records.js';
 import { activityView } from '../views.js';
-import type { QueryContext, QueryHandler } from './query-handler.js';
+import type { QueryContext, QueryHandlerOf } from './query-handler.js';
 
 export const DEFAULT_PAGE_LIMIT = 10;
 
-export const getActivity: QueryHandler = async (ctx, body: { activityId: string }) => {
+export const getActivity: QueryHandlerOf<'get_activity'> = async (ctx, body) => {
   const record = await ctx.tx.activities.get(
     ctx.organization.organizationId,
     body.activityId.toLowerCase(),
@@ -35,14 +35,7 @@ async function viewFor(ctx: QueryContext, record: ActivityRecord) {
   return activityView(record, rights);
 }
 
-export const listActivities: QueryHandler = async (
-  ctx,
-  body: {
-    filterByStatus?: ActivityStatus[];
-    filterByType?: ActivityType[];
-    paginationOptions?: { limit?: string; before?: string; after?: string };
-  },
-) => {
+export const listActivities: QueryHandlerOf<'list_activities'> = async (ctx, body) => {
   const page = body.paginationOptions ?? {};
   const records = await ctx.tx.activities.list(
     ctx.organization.organizationId,

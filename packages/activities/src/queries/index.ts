@@ -26,13 +26,24 @@ import {
   listPrivateKeyTags,
   listUserTags,
 } from './policy-queries.js';
-import type { QueryHandler } from './query-handler.js';
+import type { QueryHandler, QueryHandlerMap } from './query-handler.js';
 import { listSubOrganizations } from './sub-organization-queries.js';
 import { listWebhookEndpoints } from './webhook-queries.js';
 
-export type { QueryContext, QueryHandler } from './query-handler.js';
+export type {
+  QueryContext,
+  QueryHandler,
+  QueryHandlerMap,
+  QueryHandlerOf,
+  ValidatedQuery,
+} from './query-handler.js';
 
-export const QUERY_HANDLERS: Readonly<Record<string, QueryHandler>> = {
+/**
+ * Query handlers by path name, each checked against its query's body type.
+ * @example
+ * await HANDLERS_BY_QUERY.get_wallet(ctx, { organizationId, walletId });
+ */
+export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   whoami,
   get_organization: getOrganization,
   get_activity: getActivity,
@@ -55,3 +66,13 @@ export const QUERY_HANDLERS: Readonly<Record<string, QueryHandler>> = {
   list_webhook_endpoints: listWebhookEndpoints,
   list_suborgs: listSubOrganizations,
 };
+
+/**
+ * The same handlers looked up by a name known only at run time. Their body types are
+ * forgotten here, and only here: the service passes the body after `validateQuery(name, …)`
+ * has checked it against the schema `QueryOf<name>` is read from.
+ * @example
+ * const handler = Object.hasOwn(QUERY_HANDLERS, name) ? QUERY_HANDLERS[name] : undefined;
+ */
+export const QUERY_HANDLERS: Readonly<Record<string, QueryHandler>> =
+  HANDLERS_BY_QUERY as unknown as Readonly<Record<string, QueryHandler>>;

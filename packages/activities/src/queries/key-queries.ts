@@ -6,15 +6,15 @@ import { KeyholdError } from '@keyhold/protocol';
 import { addressKey } from '../ports/store.js';
 import type { WalletAccountRecord } from '../records.js';
 import { privateKeyView, walletAccountView, walletView } from '../views.js';
-import type { QueryHandler } from './query-handler.js';
+import type { QueryHandlerOf } from './query-handler.js';
 
 export const DEFAULT_ACCOUNT_PAGE_LIMIT = 100;
 
-export const listWallets: QueryHandler = async (ctx) => ({
+export const listWallets: QueryHandlerOf<'list_wallets'> = async (ctx) => ({
   wallets: (await ctx.tx.wallets.list(ctx.organization.organizationId)).map(walletView),
 });
 
-export const getWallet: QueryHandler = async (ctx, body: { walletId: string }) => {
+export const getWallet: QueryHandlerOf<'get_wallet'> = async (ctx, body) => {
   const wallet = await ctx.tx.wallets.get(
     ctx.organization.organizationId,
     body.walletId.toLowerCase(),
@@ -23,14 +23,7 @@ export const getWallet: QueryHandler = async (ctx, body: { walletId: string }) =
   return { wallet: walletView(wallet) };
 };
 
-export const listWalletAccounts: QueryHandler = async (
-  ctx,
-  body: {
-    walletId?: string;
-    includeWalletDetails?: boolean;
-    paginationOptions?: { limit?: string; before?: string; after?: string };
-  },
-) => {
+export const listWalletAccounts: QueryHandlerOf<'list_wallet_accounts'> = async (ctx, body) => {
   const orgId = ctx.organization.organizationId;
   const walletId = body.walletId?.toLowerCase();
   if (walletId && !(await ctx.tx.wallets.get(orgId, walletId))) {
@@ -48,10 +41,7 @@ export const listWalletAccounts: QueryHandler = async (
   return { accounts: accounts.map((a) => walletAccountView(a, wallets?.get(a.walletId))) };
 };
 
-export const getWalletAccount: QueryHandler = async (
-  ctx,
-  body: { walletId: string; address?: string; path?: string },
-) => {
+export const getWalletAccount: QueryHandlerOf<'get_wallet_account'> = async (ctx, body) => {
   const orgId = ctx.organization.organizationId;
   const walletId = body.walletId.toLowerCase();
   let account: WalletAccountRecord | undefined;
@@ -72,11 +62,11 @@ export const getWalletAccount: QueryHandler = async (
   return { account: walletAccountView(account) };
 };
 
-export const listPrivateKeys: QueryHandler = async (ctx) => ({
+export const listPrivateKeys: QueryHandlerOf<'list_private_keys'> = async (ctx) => ({
   privateKeys: (await ctx.tx.privateKeys.list(ctx.organization.organizationId)).map(privateKeyView),
 });
 
-export const getPrivateKey: QueryHandler = async (ctx, body: { privateKeyId: string }) => {
+export const getPrivateKey: QueryHandlerOf<'get_private_key'> = async (ctx, body) => {
   const key = await ctx.tx.privateKeys.get(
     ctx.organization.organizationId,
     body.privateKeyId.toLowerCase(),

@@ -4,7 +4,7 @@
  */
 import { KeyholdError } from '@keyhold/protocol';
 import { apiKeyView, policyView, privateKeyView, tagView, userView, walletView } from '../views.js';
-import type { QueryContext, QueryHandler } from './query-handler.js';
+import type { QueryContext, QueryHandlerOf } from './query-handler.js';
 
 async function usersOf(ctx: QueryContext) {
   const orgId = ctx.organization.organizationId;
@@ -20,7 +20,7 @@ async function usersOf(ctx: QueryContext) {
   );
 }
 
-export const whoami: QueryHandler = async (ctx) => {
+export const whoami: QueryHandlerOf<'whoami'> = async (ctx) => {
   const { principal } = ctx;
   const home =
     principal.organizationId === ctx.organization.organizationId
@@ -34,7 +34,7 @@ export const whoami: QueryHandler = async (ctx) => {
   };
 };
 
-export const getOrganization: QueryHandler = async (ctx) => {
+export const getOrganization: QueryHandlerOf<'get_organization'> = async (ctx) => {
   const org = ctx.organization;
   const [users, wallets, privateKeys, policies, userTags, privateKeyTags] = await Promise.all([
     usersOf(ctx),
@@ -63,16 +63,18 @@ export const getOrganization: QueryHandler = async (ctx) => {
   };
 };
 
-export const listUsers: QueryHandler = async (ctx) => ({ users: await usersOf(ctx) });
+export const listUsers: QueryHandlerOf<'list_users'> = async (ctx) => ({
+  users: await usersOf(ctx),
+});
 
-export const getUser: QueryHandler = async (ctx, body: { userId: string }) => {
+export const getUser: QueryHandlerOf<'get_user'> = async (ctx, body) => {
   const orgId = ctx.organization.organizationId;
   const user = await ctx.tx.users.get(orgId, body.userId.toLowerCase());
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: body.userId });
   return { user: userView(user, await ctx.tx.apiKeys.listByUser(orgId, user.userId)) };
 };
 
-export const getApiKeys: QueryHandler = async (ctx, body: { userId?: string }) => {
+export const getApiKeys: QueryHandlerOf<'get_api_keys'> = async (ctx, body) => {
   const orgId = ctx.organization.organizationId;
   const keys = body.userId
     ? await ctx.tx.apiKeys.listByUser(orgId, body.userId.toLowerCase())
@@ -80,7 +82,7 @@ export const getApiKeys: QueryHandler = async (ctx, body: { userId?: string }) =
   return { apiKeys: keys.map(apiKeyView) };
 };
 
-export const getApiKey: QueryHandler = async (ctx, body: { apiKeyId: string }) => {
+export const getApiKey: QueryHandlerOf<'get_api_key'> = async (ctx, body) => {
   const key = await ctx.tx.apiKeys.get(
     ctx.organization.organizationId,
     body.apiKeyId.toLowerCase(),

@@ -4,13 +4,13 @@
  */
 import { KeyholdError } from '@keyhold/protocol';
 import { policyEvaluationView, policyView, tagView } from '../views.js';
-import type { QueryHandler } from './query-handler.js';
+import type { QueryHandlerOf } from './query-handler.js';
 
-export const listPolicies: QueryHandler = async (ctx) => ({
+export const listPolicies: QueryHandlerOf<'list_policies'> = async (ctx) => ({
   policies: (await ctx.tx.policies.list(ctx.organization.organizationId)).map(policyView),
 });
 
-export const getPolicy: QueryHandler = async (ctx, body: { policyId: string }) => {
+export const getPolicy: QueryHandlerOf<'get_policy'> = async (ctx, body) => {
   const policy = await ctx.tx.policies.get(
     ctx.organization.organizationId,
     body.policyId.toLowerCase(),
@@ -20,7 +20,7 @@ export const getPolicy: QueryHandler = async (ctx, body: { policyId: string }) =
 };
 
 /** Per decision on the activity (one per vote), the outcome of every policy. */
-export const getPolicyEvaluations: QueryHandler = async (ctx, body: { activityId: string }) => {
+export const getPolicyEvaluations: QueryHandlerOf<'get_policy_evaluations'> = async (ctx, body) => {
   const orgId = ctx.organization.organizationId;
   const activityId = body.activityId.toLowerCase();
   if (!(await ctx.tx.activities.get(orgId, activityId))) {
@@ -30,13 +30,13 @@ export const getPolicyEvaluations: QueryHandler = async (ctx, body: { activityId
   return { policyEvaluations: evaluations.map(policyEvaluationView) };
 };
 
-export const listUserTags: QueryHandler = async (ctx) => ({
+export const listUserTags: QueryHandlerOf<'list_user_tags'> = async (ctx) => ({
   userTags: (await ctx.tx.userTags.list(ctx.organization.organizationId)).map((t) =>
     tagView(t, 'TAG_TYPE_USER'),
   ),
 });
 
-export const listPrivateKeyTags: QueryHandler = async (ctx) => ({
+export const listPrivateKeyTags: QueryHandlerOf<'list_private_key_tags'> = async (ctx) => ({
   privateKeyTags: (await ctx.tx.privateKeyTags.list(ctx.organization.organizationId)).map((t) =>
     tagView(t, 'TAG_TYPE_PRIVATE_KEY'),
   ),

@@ -2,6 +2,7 @@
  * What one query does, given the validated body and the authenticated principal.
  * @module
  */
+import type { QueryName, QueryOf } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
@@ -16,5 +17,36 @@ export interface QueryContext {
   readonly consensusExpiryMs: number;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: bodies are validated by the query schema first.
-export type QueryHandler = (ctx: QueryContext, body: any) => Promise<Record<string, unknown>>;
+/**
+ * A query body that passed `validateQuery` for its name, when the name is known only at run
+ * time.
+ * @example
+ * const body: ValidatedQuery = { organizationId: '…', walletId: '…' };
+ */
+export type ValidatedQuery = Record<string, unknown>;
+
+/**
+ * What one query does, with its body as the query's schema types it (`B`). Without a type
+ * argument it is the handler as the service calls it by run-time name, body already validated.
+ * @example
+ * const listWallets: QueryHandler<QueryOf<'list_wallets'>> = async (ctx) => ({ wallets: [] });
+ */
+export type QueryHandler<B = ValidatedQuery> = (
+  ctx: QueryContext,
+  body: B,
+) => Promise<Record<string, unknown>>;
+
+/**
+ * The handler of one query, its body typed by the query's schema.
+ * @example
+ * export const getWallet: QueryHandlerOf<'get_wallet'> = async (ctx, body) => { … };
+ */
+export type QueryHandlerOf<N extends QueryName> = QueryHandler<QueryOf<N>>;
+
+/**
+ * A handler for every query that has a schema, each typed by its query: a query without a
+ * handler, or a handler reading a member its body does not have, does not compile.
+ * @example
+ * const handlers: QueryHandlerMap = { whoami, get_wallet: getWallet, … };
+ */
+export type QueryHandlerMap = { readonly [N in QueryName]: QueryHandlerOf<N> };

@@ -3,11 +3,11 @@
  * first, optionally filtered, paged by organization id.
  * @module
  */
-import { KeyholdError } from '@keyhold/protocol';
+import { KeyholdError, type SUB_ORG_FILTER_TYPES } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
 import type { OrganizationRecord } from '../records.js';
 import { DEFAULT_PAGE_LIMIT } from './activity-queries.js';
-import type { QueryHandler } from './query-handler.js';
+import type { QueryHandlerOf } from './query-handler.js';
 
 type Filter = (tx: StoreTransaction, org: OrganizationRecord, value: string) => Promise<boolean>;
 
@@ -24,7 +24,7 @@ const userMatches =
  * The filters by `filterType`. CREDENTIAL_ID and OIDC_TOKEN match nothing: Keyhold stores no
  * authenticators or OAuth providers yet.
  */
-const FILTERS: Record<string, Filter> = {
+const FILTERS: Record<(typeof SUB_ORG_FILTER_TYPES)[number], Filter> = {
   NAME: async (_tx, org, value) => org.name === value,
   USERNAME: userMatches((u) => u.userName)(),
   EMAIL: userMatches((u) => u.userEmail)((v) => v.toLowerCase()),
@@ -40,17 +40,10 @@ const FILTERS: Record<string, Filter> = {
   OIDC_TOKEN: async () => false,
 };
 
-export const listSubOrganizations: QueryHandler = async (
-  ctx,
-  body: {
-    filterType?: string;
-    filterValue?: string;
-    paginationOptions?: { limit?: string; before?: string; after?: string };
-  },
-) => {
+export const listSubOrganizations: QueryHandlerOf<'list_suborgs'> = async (ctx, body) => {
   let children = await ctx.tx.organizations.listChildren(ctx.organization.organizationId);
   if (body.filterType !== undefined) {
-    const filter = FILTERS[body.filterType]!;
+    const filter = FILTERS[body.filterType];
     if (body.filterValue === undefined) {
       throw new KeyholdError('BAD_REQUEST_BODY', { field: '/filterValue', reason: 'missing' });
     }

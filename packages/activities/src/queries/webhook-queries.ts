@@ -3,9 +3,9 @@
  * @module
  */
 import { webhookEndpointView } from '../views.js';
-import type { QueryHandler } from './query-handler.js';
+import type { QueryHandlerOf } from './query-handler.js';
 
-export const listWebhookEndpoints: QueryHandler = async (ctx) => ({
+export const listWebhookEndpoints: QueryHandlerOf<'list_webhook_endpoints'> = async (ctx) => ({
   webhookEndpoints: (await ctx.tx.webhookEndpoints.list(ctx.organization.organizationId)).map(
     webhookEndpointView,
   ),
