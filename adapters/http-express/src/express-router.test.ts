@@ -4,7 +4,6 @@
  * packages/server/src/http-koa.test.ts and http-edge.test.ts).
  */
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
@@ -145,16 +144,5 @@ describe('the body size limit', () => {
     await expect.poll(() => next.received, { timeout: 2_000 }).toMatch(/^HTTP\/1\.1 200 /);
     next.socket.destroy();
     expect(seen.map((r) => r.path)).toEqual(['/health']);
-  });
-});
-
-describe('the body reader', () => {
-  it('is the Koa adapter’s, byte for byte (the two adapters answer alike)', () => {
-    const here = readFileSync(new URL('./read-raw-body.ts', import.meta.url), 'utf8');
-    const koa = readFileSync(
-      new URL('../../http-koa/src/read-raw-body.ts', import.meta.url),
-      'utf8',
-    );
-    expect(here).toBe(koa);
   });
 });

@@ -5,6 +5,8 @@
  * is known, and the connection closes with the refusal rather than reading off the rest.
  * @module
  */
+
+import { bodyLeftUnread, readRawBody } from '@keyhold/http-body';
 import {
   KeyholdError,
   MAX_REQUEST_BODY_BYTES,
@@ -12,7 +14,6 @@ import {
   type RequestHandler,
 } from '@keyhold/protocol';
 import express, { type Request, type Response, type Router } from 'express';
-import { bodyLeftUnread, readRawBody } from './read-raw-body.js';
 
 export interface KeyholdRouterOptions {
   /**

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { bodyLeftUnread, readRawBody } from '@keyhold/http-body';
 import {
   internalStatus,
   isKeyholdError,
@@ -17,7 +18,6 @@ import {
 } from '@keyhold/protocol';
 import type { Context, Middleware } from 'koa';
 import { isKeyholdPath } from './keyhold-paths.js';
-import { bodyLeftUnread, readRawBody } from './read-raw-body.js';
 
 /**
  * How the middleware sits in the host's app.

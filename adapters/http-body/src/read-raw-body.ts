@@ -7,8 +7,7 @@
  * then says `Connection: close` (see {@link bodyLeftUnread}), so a client cannot make the server
  * read off an upload it has already refused.
  *
- * The Express adapter has the same file (adapters/http-express/src/read-raw-body.ts); a test
- * there keeps the two identical.
+ * Both HTTP adapters read bodies with it, so they refuse alike.
  * @module
  */
 import type { IncomingMessage } from 'node:http';
