@@ -5,10 +5,7 @@
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createKeyholdRouter } from '@keyhold/http-express';
-import { createKeyholdMiddleware, isClientDisconnect } from '@keyhold/http-koa';
-import express from 'express';
-import Koa from 'koa';
+import type Koa from 'koa';
 import { createHttpServer, type HttpServerLimits, resolveHttpServerLimits } from './http-server.js';
 import { createKeyhold, type Keyhold, type KeyholdOptions } from './keyhold.js';
 import { Logger } from './logger.js';
@@ -51,10 +48,15 @@ export interface RunningServer {
 /**
  * The app answering every request with Keyhold. Both adapters hand the same raw request to
  * the same handler, so they answer alike; the node:http server around them (and so draining)
- * is the same.
+ * is the same. The adapter is loaded when a server starts, so embedding `@keyhold/server`
+ * loads neither Express nor Koa.
  */
-function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): RequestListener {
+async function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): Promise<RequestListener> {
   if (kind === 'koa') {
+    const [{ default: Koa }, { createKeyholdMiddleware, isClientDisconnect }] = await Promise.all([
+      import('koa'),
+      import('@keyhold/http-koa'),
+    ]);
     const app = new Koa();
     // fallThrough: false — nothing else is mounted, so unknown paths get Keyhold's 404 Status.
     app.use(createKeyholdMiddleware(keyhold, { fallThrough: false }));
@@ -73,6 +75,10 @@ function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): RequestListen
     });
     return app.callback();
   }
+  const [{ default: express }, { createKeyholdRouter }] = await Promise.all([
+    import('express'),
+    import('@keyhold/http-express'),
+  ]);
   const app = express();
   app.disable('x-powered-by');
   app.use(createKeyholdRouter(keyhold));
@@ -103,7 +109,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     userId = result.userId;
   }
   const edge = createHttpServer(
-    requestListener(http, keyhold),
+    await requestListener(http, keyhold),
     limits,
     keyhold.container.get<Logger>(Logger),
   );

@@ -6,7 +6,6 @@
  */
 import type { Store } from '@keyhold/activities';
 import { MemoryStore } from '@keyhold/store-memory';
-import { createPgliteStore, createPostgresStore } from '@keyhold/store-postgres';
 import { generateMasterKey } from '@keyhold/vault-software';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { makePrivate, openDataDirectory } from './data-directory.js';
@@ -47,6 +46,8 @@ export async function openStore(
         env: options.env,
         ...(options.masterKeyHex ? { masterKeyHex: options.masterKeyHex } : {}),
       });
+      // Loaded here, not at the top: embedding @keyhold/server loads no database driver.
+      const { createPgliteStore } = await import('@keyhold/store-postgres');
       const store = await createPgliteStore({ dataDir: dir.pgdata });
       await makePrivate(dir.root);
       const close = store.close.bind(store);
@@ -62,6 +63,7 @@ export async function openStore(
           '--postgres needs KEYHOLD_MASTER_KEY (64 hex characters), shared by every instance',
         );
       }
+      const { createPostgresStore } = await import('@keyhold/store-postgres');
       return {
         kind: 'postgres',
         store: await createPostgresStore({ connectionString: choice.url }),

@@ -1,0 +1,52 @@
+/**
+ * Embedding Keyhold (`import '@keyhold/server'`, then `createKeyhold()`) loads no database
+ * driver, no HTTP framework, no Redis client and no PKCS#11 binding: those load when
+ * `startServer` or `keyhold serve` needs them (issue #11.4). A child process records every
+ * module resolved while importing the package.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const recorder = fileURLToPath(new URL('./__fixtures__/modules-loaded-by.mjs', import.meta.url));
+
+function modulesLoadedBy(specifier: string): string[] {
+  const out = execFileSync(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=keyhold-source', recorder, specifier],
+    { cwd: root, encoding: 'utf8' },
+  );
+  return JSON.parse(out.trim().split('\n').at(-1)!) as string[];
+}
+
+const HEAVY = [
+  '/node_modules/pg/',
+  '/node_modules/@electric-sql/pglite/',
+  '/node_modules/koa/',
+  '/node_modules/express/',
+  '/node_modules/ioredis/',
+  '/node_modules/pkcs11js/',
+  '/adapters/store-postgres/',
+  '/adapters/http-koa/',
+  '/adapters/http-express/',
+  '/adapters/ratelimit-redis/',
+  '/adapters/vault-pkcs11/',
+];
+
+describe('embedding @keyhold/server', () => {
+  it('loads no database driver, HTTP framework, Redis client or PKCS#11 binding', () => {
+    const loaded = modulesLoadedBy('@keyhold/server');
+    // The recorder works: the package and its domain were seen.
+    expect(loaded.some((url) => url.includes('/packages/server/src/keyhold.ts'))).toBe(true);
+    expect(loaded.some((url) => url.includes('/packages/activities/'))).toBe(true);
+    expect(loaded.filter((url) => HEAVY.some((part) => url.includes(part)))).toEqual([]);
+  }, 60_000);
+
+  it('does load them for a server (the recorder can see them)', () => {
+    const loaded = modulesLoadedBy('@keyhold/store-postgres');
+    expect(loaded.some((url) => url.includes('/node_modules/pg/') || url.includes('/pg/lib'))).toBe(
+      true,
+    );
+  }, 60_000);
+});
