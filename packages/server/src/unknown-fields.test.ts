@@ -11,7 +11,11 @@ import { fingerprintOf, Store } from '@keyhold/activities';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
-import { rejection, startTurnkeyServer, type TurnkeyServer } from './__fixtures__/turnkey-server.js';
+import {
+  rejection,
+  startTurnkeyServer,
+  type TurnkeyServer,
+} from './__fixtures__/turnkey-server.js';
 
 afterAll(closeStoreTargets);
 
@@ -135,11 +139,7 @@ describe.each(STORE_TARGETS)('unknown fields on %s', (_, openStore) => {
       accounts: [],
       [MEGABYTE_OF_JUNK]: 1,
     });
-    await expectRefused(
-      '/public/v1/submit/create_wallet',
-      body,
-      `/parameters/${'x'.repeat(64)}…`,
-    );
+    await expectRefused('/public/v1/submit/create_wallet', body, `/parameters/${'x'.repeat(64)}…`);
   });
 
   it('refuses an unknown field in a vote before looking for its activity (nothing recorded)', async () => {
