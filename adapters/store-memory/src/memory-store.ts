@@ -147,6 +147,10 @@ function pageOf(
     : slice.slice(0, page.limit);
 }
 
+/**
+ * The repositories of the store, writing through the journal of the running transaction.
+ * Built once per store (building them per transaction cost more than a transaction's work).
+ */
 function transactionOver(s: State, j: Journal): StoreTransaction {
   const apiKeys = s.apiKeys.over(j);
   const accounts = s.accounts.over(j);
@@ -409,6 +413,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
  */
 export class MemoryStore implements Store, Outbox {
   private readonly state = new State();
+  /** One journal and one set of repositories for every transaction: they run one at a time. */
+  private readonly journal = new Journal();
+  private readonly repositories = transactionOver(this.state, this.journal);
   private tail: Promise<unknown> = Promise.resolve();
 
   /** Runs `work` alone: after every transaction queued before it, before any queued after. */
@@ -528,11 +535,13 @@ export class MemoryStore implements Store, Outbox {
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = async () => {
-      const journal = new Journal();
+      this.journal.begin();
       try {
-        return await work(transactionOver(this.state, journal));
+        const result = await work(this.repositories);
+        this.journal.commit();
+        return result;
       } catch (error) {
-        journal.rollback();
+        this.journal.rollback();
         throw error;
       }
     };

@@ -92,3 +92,45 @@ export function pagedSql(
       };
   }
 }
+
+/** A listing to page through: one table, filtered, in one order. */
+export interface CursorListing {
+  table: string;
+  /** The filter (`organization_id = $1 …`), over `params`. */
+  where: string;
+  params: unknown[];
+  /** The column of the listing order, and whether it runs descending (newest first). */
+  orderColumn: string;
+  descending: boolean;
+  /** The column a cursor names a record by. */
+  idColumn: string;
+}
+
+/**
+ * The paged query of a listing: its `SELECT`, bounded by the page's cursors (the records after
+ * or before the cursor's record in listing order; a cursor that is not in the filtered listing
+ * bounds everything away, as the memory store's `pageOf` does), and the listing order.
+ */
+export function cursorQuery(listing: CursorListing, page: PageRequest | undefined): PagedQuery {
+  const { table, where, orderColumn, descending, idColumn } = listing;
+  const params = [...listing.params];
+  const bounds: string[] = [];
+  for (const [cursor, after] of [
+    [page?.after, true],
+    [page?.before, false],
+  ] as const) {
+    if (cursor === undefined) continue;
+    params.push(cursor);
+    const op = after === descending ? '<' : '>';
+    bounds.push(
+      `${orderColumn} ${op} (SELECT ${orderColumn} FROM ${table} WHERE ${where} AND ${idColumn} = $${params.length})`,
+    );
+  }
+  const [forward, backward] = descending ? ['DESC', 'ASC'] : ['ASC', 'DESC'];
+  return {
+    select: `SELECT * FROM ${table} WHERE ${[where, ...bounds].join(' AND ')}`,
+    params,
+    order: `${orderColumn} ${forward}`,
+    reverse: `${orderColumn} ${backward}`,
+  };
+}

@@ -16,19 +16,35 @@
  */
 import {
   type ActivityFilter,
+  type ActivityRecord,
+  type ActivityRepository,
   type ApiKeyCredential,
+  type ApiKeyRecord,
+  type ApiKeyRepository,
   addressKey,
   type CredentialRelation,
+  type CredentialRepository,
+  type CredentialScope,
+  type NamedRecordRepository,
+  type OrganizationRecord,
+  type OrganizationRepository,
   type PageRequest,
+  type PolicyEvaluationRecord,
+  type PolicyEvaluationRepository,
+  type PrivateKeyRecord,
+  type PrivateKeyRepository,
   type Store,
   type StoreTransaction,
+  type WalletAccountRecord,
+  type WalletAccountRepository,
+  type WebhookDeliveryRepository,
 } from '@keyhold/activities';
 import { STORE_TABLES } from '@keyhold/store-tables';
 import type { Outbox, WebhookDelivery } from '@keyhold/webhooks';
 import { type MigrationReport, type RunMigrationsOptions, runMigrations } from './migrations.js';
-import { pagedSql, planPage } from './paging.js';
+import { cursorQuery, type PagedQuery, pagedSql, planPage } from './paging.js';
 import { type Row, type SqlClient, type SqlDriver, translateDatabaseError } from './sql-client.js';
-import { SqlTable } from './sql-table.js';
+import { type SqlLookup, SqlRepository, SqlTable } from './sql-table.js';
 
 const num = (value: unknown): number => Number(value);
 
@@ -86,211 +102,317 @@ const FIND_API_KEY_CREDENTIALS = `
     LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
    ORDER BY f.rank`;
 
-function transactionOver(db: SqlClient): StoreTransaction {
-  const one = async <T>(text: string, params: unknown[], of: (r: Row) => T) => {
-    const rows = await db.query(text, params);
-    return rows[0] === undefined ? undefined : of(rows[0]);
-  };
-  const many = async <T>(text: string, params: unknown[], of: (r: Row) => T) =>
-    (await db.query(text, params)).map(of);
-  const paged = async <T>(
-    select: string,
-    params: unknown[],
-    order: string,
-    reverse: string,
-    page: PageRequest | undefined,
-    of: (r: Row) => T,
-  ) => {
-    const sql = pagedSql({ select, params, order, reverse }, planPage(page));
-    if (!sql) return [];
-    const rows = await db.query(sql.text, sql.params);
-    if (sql.reversed) rows.reverse();
-    return rows.map(of);
-  };
-  const named = <R>(
+/** The one row a statement selects, as a record. */
+async function one<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
+  const [row] = await db.query(text, params);
+  return row === undefined ? undefined : of(row);
+}
+
+/** The rows a statement selects, as records. */
+async function many<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
+  return (await db.query(text, params)).map(of);
+}
+
+/** One page of a listing, in listing order. */
+async function paged<T>(
+  db: SqlClient,
+  query: PagedQuery,
+  page: PageRequest | undefined,
+  of: (r: Row) => T,
+): Promise<T[]> {
+  const sql = pagedSql(query, planPage(page));
+  if (!sql) return [];
+  const rows = await db.query(sql.text, sql.params);
+  if (sql.reversed) rows.reverse();
+  return rows.map(of);
+}
+
+/** Organizations, with the roots by name, the children, and deleting one with its records. */
+class OrganizationRepositoryOver
+  extends SqlRepository<OrganizationRecord>
+  implements OrganizationRepository
+{
+  constructor(db: SqlClient) {
+    super(organizations, db);
+  }
+
+  findRootByName(name: string): Promise<OrganizationRecord | undefined> {
+    return one(
+      this.db,
+      `SELECT * FROM organizations
+        WHERE name = $1 AND (parent_organization_id IS NULL OR parent_organization_id = '')
+        ORDER BY created_at, seq LIMIT 1`,
+      [name],
+      organizations.of,
+    );
+  }
+
+  listChildren(parent: string): Promise<OrganizationRecord[]> {
+    return many(
+      this.db,
+      `SELECT * FROM organizations WHERE parent_organization_id = $1
+        ORDER BY created_at, organization_id`,
+      [parent],
+      organizations.of,
+    );
+  }
+
+  override async delete(id: string): Promise<void> {
+    // No foreign keys tie these tables together: every table is cleared by organization.
+    // Activities and policy evaluations stay (the audit trail).
+    for (const table of [
+      'wallet_accounts',
+      'wallets',
+      'private_keys',
+      'api_keys',
+      'users',
+      'policies',
+      'user_tags',
+      'private_key_tags',
+      'webhook_endpoints',
+    ]) {
+      await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
+    }
+    await this.db.query(
+      `DELETE FROM webhook_deliveries WHERE organization_id = $1 AND status = 'PENDING'`,
+      [id],
+    );
+    await this.db.query('DELETE FROM organizations WHERE organization_id = $1', [id]);
+  }
+}
+
+/** API keys, by user, by organization and by public key. */
+class ApiKeyRepositoryOver extends SqlRepository<ApiKeyRecord> implements ApiKeyRepository {
+  constructor(db: SqlClient) {
+    super(apiKeys, db);
+  }
+
+  listByUser(org: string, user: string): Promise<ApiKeyRecord[]> {
+    return apiKeysByUser(this.db, org, user);
+  }
+
+  listByOrganization(org: string): Promise<ApiKeyRecord[]> {
+    return this.list(org);
+  }
+
+  findByPublicKey(org: string, publicKey: string): Promise<ApiKeyRecord | undefined> {
+    return apiKeyByPublicKey(this.db, org, publicKey);
+  }
+}
+
+/** The credential lookup: one statement (FIND_API_KEY_CREDENTIALS). */
+class CredentialRepositoryOver implements CredentialRepository {
+  constructor(private readonly db: SqlClient) {}
+
+  async findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]> {
+    const rows = await this.db.query(FIND_API_KEY_CREDENTIALS, [
+      publicKey,
+      scope.organizationId,
+      scope.parentOrganizationId ?? null,
+      scope.includeChildren,
+    ]);
+    return rows.map((r) => {
+      const credential: ApiKeyCredential = {
+        relation: r.relation as CredentialRelation,
+        apiKey: apiKeys.of(r.api_key as Row),
+      };
+      if (r.holder !== null && r.holder !== undefined) credential.user = users.of(r.holder as Row);
+      return credential;
+    });
+  }
+}
+
+/** Wallet accounts: paged in creation order, found by address, public key and path. */
+class WalletAccountRepositoryOver
+  extends SqlRepository<WalletAccountRecord>
+  implements WalletAccountRepository
+{
+  constructor(db: SqlClient) {
+    super(walletAccounts, db);
+  }
+
+  override list(
+    org: string,
+    walletId?: string,
+    page?: PageRequest,
+  ): Promise<WalletAccountRecord[]> {
+    const listing = {
+      table: 'wallet_accounts',
+      where:
+        walletId === undefined ? 'organization_id = $1' : 'organization_id = $1 AND wallet_id = $2',
+      params: walletId === undefined ? [org] : [org, walletId],
+      orderColumn: 'seq',
+      descending: false,
+      idColumn: 'wallet_account_id',
+    };
+    return paged(this.db, cursorQuery(listing, page), page, walletAccounts.of);
+  }
+
+  findByAddress(org: string, address: string): Promise<WalletAccountRecord | undefined> {
+    return one(
+      this.db,
+      `SELECT * FROM wallet_accounts WHERE organization_id = $1 AND address_key = $2
+        ORDER BY seq LIMIT 1`,
+      [org, addressKey(address)],
+      walletAccounts.of,
+    );
+  }
+
+  findByPublicKey(org: string, publicKey: string): Promise<WalletAccountRecord | undefined> {
+    return walletAccountByPublicKey(this.db, org, publicKey);
+  }
+
+  findByPath(
+    org: string,
+    walletId: string,
+    path: string,
+  ): Promise<WalletAccountRecord | undefined> {
+    return walletAccountByPath(this.db, org, walletId, path);
+  }
+
+  async markExported(org: string, id: string, updatedAt: number): Promise<void> {
+    await this.db.query(
+      `UPDATE wallet_accounts SET exported = true, updated_at = $3
+        WHERE organization_id = $1 AND wallet_account_id = $2`,
+      [org, id, updatedAt],
+    );
+  }
+
+  async deleteByWallet(org: string, walletId: string): Promise<void> {
+    await this.db.query(
+      'DELETE FROM wallet_accounts WHERE organization_id = $1 AND wallet_id = $2',
+      [org, walletId],
+    );
+  }
+}
+
+/** Private keys, found by any of their addresses and by public key. */
+class PrivateKeyRepositoryOver
+  extends SqlRepository<PrivateKeyRecord>
+  implements PrivateKeyRepository
+{
+  constructor(db: SqlClient) {
+    super(privateKeys, db);
+  }
+
+  findByAddress(org: string, address: string): Promise<PrivateKeyRecord | undefined> {
+    return one(
+      this.db,
+      `SELECT * FROM private_keys
+        WHERE organization_id = $1 AND address_keys @> ARRAY[$2::text]
+        ORDER BY seq LIMIT 1`,
+      [org, addressKey(address)],
+      privateKeys.of,
+    );
+  }
+
+  findByPublicKey(org: string, publicKey: string): Promise<PrivateKeyRecord | undefined> {
+    return privateKeyByPublicKey(this.db, org, publicKey);
+  }
+}
+
+/** Activities: by fingerprint, and paged newest first with filters. */
+class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements ActivityRepository {
+  constructor(db: SqlClient) {
+    super(activities, db);
+  }
+
+  findByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined> {
+    return activityByFingerprint(this.db, fingerprint);
+  }
+
+  override list(
+    org: string,
+    filter: ActivityFilter = {},
+    page?: PageRequest,
+  ): Promise<ActivityRecord[]> {
+    const params: unknown[] = [org];
+    const scope = ['organization_id = $1'];
+    if (filter.statuses?.length) {
+      params.push([...filter.statuses]);
+      scope.push(`status = ANY($${params.length}::text[])`);
+    }
+    if (filter.types?.length) {
+      params.push([...filter.types]);
+      scope.push(`type = ANY($${params.length}::text[])`);
+    }
+    // Newest first: `after` a cursor means older (smaller id), `before` newer.
+    const listing = {
+      table: 'activities',
+      where: scope.join(' AND '),
+      params,
+      orderColumn: 'id',
+      descending: true,
+      idColumn: 'id',
+    };
+    return paged(this.db, cursorQuery(listing, page), page, activities.of);
+  }
+}
+
+/** Policies and tags: the table's repository, and the lookup by name. */
+class NamedRepositoryOver<R> extends SqlRepository<R> implements NamedRecordRepository<R> {
+  constructor(
     table: SqlTable<R>,
-    byName: (db: SqlClient, ...v: string[]) => Promise<R | undefined>,
-  ) => ({
-    ...table.over(db),
-    findByName: (org: string, name: string) => byName(db, org, name),
-  });
+    db: SqlClient,
+    private readonly byName: SqlLookup<R | undefined>,
+  ) {
+    super(table, db);
+  }
 
-  const apiKeyRepository = apiKeys.over(db);
+  findByName(org: string, name: string): Promise<R | undefined> {
+    return this.byName(this.db, org, name);
+  }
+}
 
+/** Policy evaluations, listed per activity. */
+class PolicyEvaluationRepositoryOver
+  extends SqlRepository<PolicyEvaluationRecord>
+  implements PolicyEvaluationRepository
+{
+  constructor(db: SqlClient) {
+    super(policyEvaluations, db);
+  }
+
+  listByActivity(org: string, activityId: string): Promise<PolicyEvaluationRecord[]> {
+    return policyEvaluationsByActivity(this.db, org, activityId);
+  }
+}
+
+/** The write side of the outbox. */
+class WebhookDeliveryRepositoryOver
+  extends SqlRepository<WebhookDelivery>
+  implements WebhookDeliveryRepository
+{
+  constructor(db: SqlClient) {
+    super(webhookDeliveries, db);
+  }
+
+  async deletePending(org: string, endpointId: string): Promise<void> {
+    await this.db.query(
+      `DELETE FROM webhook_deliveries
+        WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'PENDING'`,
+      [org, endpointId],
+    );
+  }
+}
+
+/** The repositories of one transaction: one small object per table, no closures. */
+function transactionOver(db: SqlClient): StoreTransaction {
   return {
-    organizations: {
-      ...organizations.over(db),
-      findRootByName: (name) =>
-        one(
-          `SELECT * FROM organizations
-            WHERE name = $1 AND (parent_organization_id IS NULL OR parent_organization_id = '')
-            ORDER BY created_at, seq LIMIT 1`,
-          [name],
-          organizations.of,
-        ),
-      listChildren: (parent) =>
-        many(
-          `SELECT * FROM organizations WHERE parent_organization_id = $1
-            ORDER BY created_at, organization_id`,
-          [parent],
-          organizations.of,
-        ),
-      async delete(id) {
-        // No foreign keys tie these tables together: every table is cleared by organization.
-        // Activities and policy evaluations stay (the audit trail).
-        for (const table of [
-          'wallet_accounts',
-          'wallets',
-          'private_keys',
-          'api_keys',
-          'users',
-          'policies',
-          'user_tags',
-          'private_key_tags',
-          'webhook_endpoints',
-        ]) {
-          await db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
-        }
-        await db.query(
-          `DELETE FROM webhook_deliveries WHERE organization_id = $1 AND status = 'PENDING'`,
-          [id],
-        );
-        await db.query('DELETE FROM organizations WHERE organization_id = $1', [id]);
-      },
-    },
-    users: users.over(db),
-    apiKeys: {
-      ...apiKeyRepository,
-      listByUser: (org, user) => apiKeysByUser(db, org, user),
-      listByOrganization: apiKeyRepository.list,
-      findByPublicKey: (org, publicKey) => apiKeyByPublicKey(db, org, publicKey),
-    },
-    credentials: {
-      async findApiKeys(publicKey, scope) {
-        const rows = await db.query(FIND_API_KEY_CREDENTIALS, [
-          publicKey,
-          scope.organizationId,
-          scope.parentOrganizationId ?? null,
-          scope.includeChildren,
-        ]);
-        return rows.map((r) => {
-          const credential: ApiKeyCredential = {
-            relation: r.relation as CredentialRelation,
-            apiKey: apiKeys.of(r.api_key as Row),
-          };
-          if (r.holder !== null && r.holder !== undefined)
-            credential.user = users.of(r.holder as Row);
-          return credential;
-        });
-      },
-    },
-    wallets: wallets.over(db),
-    walletAccounts: {
-      ...walletAccounts.over(db),
-      list(org, walletId, page) {
-        const scope =
-          walletId === undefined
-            ? 'organization_id = $1'
-            : 'organization_id = $1 AND wallet_id = $2';
-        const params: unknown[] = walletId === undefined ? [org] : [org, walletId];
-        const bounds: string[] = [];
-        for (const [cursor, op] of [
-          [page?.after, '>'],
-          [page?.before, '<'],
-        ] as const) {
-          if (cursor === undefined) continue;
-          params.push(cursor);
-          bounds.push(
-            `seq ${op} (SELECT seq FROM wallet_accounts WHERE ${scope} AND wallet_account_id = $${params.length})`,
-          );
-        }
-        const select = `SELECT * FROM wallet_accounts WHERE ${[scope, ...bounds].join(' AND ')}`;
-        return paged(select, params, 'seq ASC', 'seq DESC', page, walletAccounts.of);
-      },
-      findByAddress: (org, address) =>
-        one(
-          `SELECT * FROM wallet_accounts WHERE organization_id = $1 AND address_key = $2
-            ORDER BY seq LIMIT 1`,
-          [org, addressKey(address)],
-          walletAccounts.of,
-        ),
-      findByPublicKey: (org, publicKey) => walletAccountByPublicKey(db, org, publicKey),
-      findByPath: (org, walletId, path) => walletAccountByPath(db, org, walletId, path),
-      async markExported(org, id, updatedAt) {
-        await db.query(
-          `UPDATE wallet_accounts SET exported = true, updated_at = $3
-            WHERE organization_id = $1 AND wallet_account_id = $2`,
-          [org, id, updatedAt],
-        );
-      },
-      async deleteByWallet(org, walletId) {
-        await db.query(
-          'DELETE FROM wallet_accounts WHERE organization_id = $1 AND wallet_id = $2',
-          [org, walletId],
-        );
-      },
-    },
-    privateKeys: {
-      ...privateKeys.over(db),
-      findByAddress: (org, address) =>
-        one(
-          `SELECT * FROM private_keys
-            WHERE organization_id = $1 AND address_keys @> ARRAY[$2::text]
-            ORDER BY seq LIMIT 1`,
-          [org, addressKey(address)],
-          privateKeys.of,
-        ),
-      findByPublicKey: (org, publicKey) => privateKeyByPublicKey(db, org, publicKey),
-    },
-    activities: {
-      ...activities.over(db),
-      findByFingerprint: (fingerprint) => activityByFingerprint(db, fingerprint),
-      list(org, filter: ActivityFilter, page) {
-        const params: unknown[] = [org];
-        const scope = ['organization_id = $1'];
-        if (filter.statuses?.length) {
-          params.push([...filter.statuses]);
-          scope.push(`status = ANY($${params.length}::text[])`);
-        }
-        if (filter.types?.length) {
-          params.push([...filter.types]);
-          scope.push(`type = ANY($${params.length}::text[])`);
-        }
-        const where = scope.join(' AND ');
-        const bounds: string[] = [];
-        // Newest first: `after` a cursor means older (smaller id), `before` newer.
-        for (const [cursor, op] of [
-          [page?.after, '<'],
-          [page?.before, '>'],
-        ] as const) {
-          if (cursor === undefined) continue;
-          params.push(cursor);
-          bounds.push(
-            `id ${op} (SELECT id FROM activities WHERE ${where} AND id = $${params.length})`,
-          );
-        }
-        const select = `SELECT * FROM activities WHERE ${[where, ...bounds].join(' AND ')}`;
-        return paged(select, params, 'id DESC', 'id ASC', page, activities.of);
-      },
-    },
-    policies: named(policies, policyByName),
-    userTags: named(userTags, userTagByName),
-    privateKeyTags: named(privateKeyTags, privateKeyTagByName),
-    webhookEndpoints: webhookEndpoints.over(db),
-    webhookDeliveries: {
-      insert: webhookDeliveries.over(db).insert,
-      async deletePending(org, endpointId) {
-        await db.query(
-          `DELETE FROM webhook_deliveries
-            WHERE organization_id = $1 AND endpoint_id = $2 AND status = 'PENDING'`,
-          [org, endpointId],
-        );
-      },
-    },
-    policyEvaluations: {
-      listByActivity: (org, activityId) => policyEvaluationsByActivity(db, org, activityId),
-      insert: policyEvaluations.over(db).insert,
-    },
+    organizations: new OrganizationRepositoryOver(db),
+    users: new SqlRepository(users, db),
+    apiKeys: new ApiKeyRepositoryOver(db),
+    credentials: new CredentialRepositoryOver(db),
+    wallets: new SqlRepository(wallets, db),
+    walletAccounts: new WalletAccountRepositoryOver(db),
+    privateKeys: new PrivateKeyRepositoryOver(db),
+    activities: new ActivityRepositoryOver(db),
+    policies: new NamedRepositoryOver(policies, db, policyByName),
+    userTags: new NamedRepositoryOver(userTags, db, userTagByName),
+    privateKeyTags: new NamedRepositoryOver(privateKeyTags, db, privateKeyTagByName),
+    policyEvaluations: new PolicyEvaluationRepositoryOver(db),
+    webhookEndpoints: new SqlRepository(webhookEndpoints, db),
+    webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
   };
 }
 

@@ -36,6 +36,11 @@ function placeholder(type: ColumnType, n: number): string {
 }
 
 /** `a = $1 AND b = $2 …`, numbering from `first`. */
+/** The values of some fields of a record, as statement parameters. */
+function valuesOf<R>(record: R, fields: readonly (keyof R)[]): unknown[] {
+  return fields.map((f) => record[f]);
+}
+
 const equalities = (columns: readonly string[], first = 1): string =>
   columns.map((c, i) => `${c} = $${first + i}`).join(' AND ');
 
@@ -46,8 +51,7 @@ export type SqlLookup<T> = (db: SqlClient, ...values: string[]) => Promise<T>;
  * One table: its statements, generated from the spec, and the row ↔ record mapping.
  * @example
  * const users = new SqlTable(USERS);
- * const repository = users.over(client); // inside a transaction
- * await repository.insert(user);
+ * await users.insert(client, user); // inside a transaction
  */
 export class SqlTable<R> {
   private readonly columns: string[];
@@ -166,39 +170,90 @@ export class SqlTable<R> {
     return async (db, ...values) => (await db.query(sql, values)).map(this.of);
   }
 
-  /** The repository of this table inside one transaction. */
-  over(db: SqlClient): TableRepository<R> {
-    const one = async (sql: string, params: readonly unknown[]) => {
-      const [row] = await db.query(sql, params);
-      return row === undefined ? undefined : this.of(row);
-    };
-    const valuesOf = (record: R, fields: readonly (keyof R)[]) => fields.map((f) => record[f]);
-    return {
-      get: (...key) => one(this.selectByKey, key),
-      getForUpdate: (...key) => one(this.selectByKeyForUpdate, key),
-      list: async (scope) => (await db.query(this.listByScope, [scope])).map(this.of),
-      insert: async (record) => {
-        const inserted = await db.query(this.insertOnce, this.params(record));
-        if (inserted.length > 0) return;
-        for (const probe of this.probes) {
-          const taken = await db.query(probe.sql, valuesOf(record, probe.fields));
-          if (taken.length > 0) throw new StoreConflictError(probe.name);
-        }
-        // The only key left, though the row it collided with may be gone by now.
-        throw new StoreConflictError(this.otherwise);
-      },
-      update: async (record) => {
-        // A key held by another record is a conflict, reported without aborting the
-        // database transaction (as the memory store does).
-        for (const check of this.takenByOther) {
-          const taken = await db.query(check.sql, valuesOf(record, check.fields));
-          if (taken.length > 0) throw new StoreConflictError(check.name);
-        }
-        await db.query(this.upsert, this.params(record));
-      },
-      delete: async (...key) => {
-        await db.query(this.deleteByKey, key);
-      },
-    };
+  /** The one record a statement selects, if any. */
+  private async one(
+    db: SqlClient,
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<R | undefined> {
+    const [row] = await db.query(sql, params);
+    return row === undefined ? undefined : this.of(row);
+  }
+
+  /** The record with this key (`keyFields`), locked until the transaction ends if asked. */
+  get(db: SqlClient, key: readonly string[], forUpdate = false): Promise<R | undefined> {
+    return this.one(db, forUpdate ? this.selectByKeyForUpdate : this.selectByKey, key);
+  }
+
+  /** The records of one scope, by createdAt then insertion order. */
+  async list(db: SqlClient, scope: string): Promise<R[]> {
+    return (await db.query(this.listByScope, [scope])).map(this.of);
+  }
+
+  /** Inserts, or reports the unique constraint the record breaks. */
+  async insert(db: SqlClient, record: R): Promise<void> {
+    const inserted = await db.query(this.insertOnce, this.params(record));
+    if (inserted.length > 0) return;
+    for (const probe of this.probes) {
+      const taken = await db.query(probe.sql, valuesOf(record, probe.fields));
+      if (taken.length > 0) throw new StoreConflictError(probe.name);
+    }
+    // The only key left, though the row it collided with may be gone by now.
+    throw new StoreConflictError(this.otherwise);
+  }
+
+  /** Upserts, after the constraints checked on update. */
+  async update(db: SqlClient, record: R): Promise<void> {
+    // A key held by another record is a conflict, reported without aborting the database
+    // transaction (as the memory store does).
+    for (const check of this.takenByOther) {
+      const taken = await db.query(check.sql, valuesOf(record, check.fields));
+      if (taken.length > 0) throw new StoreConflictError(check.name);
+    }
+    await db.query(this.upsert, this.params(record));
+  }
+
+  /** Deletes the record with this key, if any. */
+  async delete(db: SqlClient, key: readonly string[]): Promise<void> {
+    await db.query(this.deleteByKey, key);
+  }
+}
+
+/**
+ * A table's repository inside one transaction: the table's generic methods on the
+ * transaction's client. A class, so a transaction makes one small object per table and no
+ * closures; the stores' repositories with methods of their own extend it.
+ * @example
+ * const users = new SqlRepository(new SqlTable(USERS), client);
+ * await users.get(organizationId, userId);
+ */
+export class SqlRepository<R> implements TableRepository<R> {
+  constructor(
+    protected readonly table: SqlTable<R>,
+    protected readonly db: SqlClient,
+  ) {}
+
+  get(...key: string[]): Promise<R | undefined> {
+    return this.table.get(this.db, key);
+  }
+
+  getForUpdate(...key: string[]): Promise<R | undefined> {
+    return this.table.get(this.db, key, true);
+  }
+
+  list(scope: string): Promise<R[]> {
+    return this.table.list(this.db, scope);
+  }
+
+  insert(record: R): Promise<void> {
+    return this.table.insert(this.db, record);
+  }
+
+  update(record: R): Promise<void> {
+    return this.table.update(this.db, record);
+  }
+
+  delete(...key: string[]): Promise<void> {
+    return this.table.delete(this.db, key);
   }
 }
