@@ -105,7 +105,11 @@ export function checkRawBodyBounds(text: string): void {
     } else {
       // A number or a literal (true, false, null): runs to the next delimiter.
       let end = i + 1;
-      while (end < text.length && end - i <= MAX_NUMBER_LENGTH && !DELIMITER.test(text[end] as string))
+      while (
+        end < text.length &&
+        end - i <= MAX_NUMBER_LENGTH &&
+        !DELIMITER.test(text[end] as string)
+      )
         end++;
       if (end - i > MAX_NUMBER_LENGTH) {
         throw new KeyholdError('BAD_REQUEST_BODY', {
