@@ -6,9 +6,11 @@
 
 export { STORE_TABLES, storeTableList } from './store-tables.js';
 export {
+  type ColumnDeclaration,
   type ColumnType,
   type DerivedColumn,
   type FieldColumn,
+  fieldColumns,
   keyFields,
   type TableRepository,
   type TableSpec,

@@ -35,6 +35,49 @@ export interface FieldColumn<R> {
 }
 
 /**
+ * How a field is declared in `fieldColumns`: its column type (`'text?'`: optional), and its
+ * column when that is not the field's name in snake_case.
+ * @example
+ * const condition: ColumnDeclaration = { type: 'text?', column: 'condition_expr' };
+ */
+export type ColumnDeclaration =
+  | ColumnType
+  | `${ColumnType}?`
+  | { readonly type: ColumnType | `${ColumnType}?`; readonly column: string };
+
+/** `userPhoneNumber` → `user_phone_number`. */
+const snakeCase = (name: string): string => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * The field columns of a record, from one declaration per field (every field must be
+ * declared, so a field added to the record and not to its table does not compile), in the
+ * order given.
+ * @example
+ * fieldColumns<TagRecord>({
+ *   organizationId: 'text', tagId: 'text', tagName: 'text', createdAt: 'integer', updatedAt: 'integer',
+ * }); // [{ field: 'organizationId', column: 'organization_id', type: 'text' }, …]
+ */
+export function fieldColumns<R>(
+  declarations: {
+    readonly [F in keyof R & string]-?: ColumnDeclaration;
+  },
+): FieldColumn<R>[] {
+  return Object.entries<ColumnDeclaration>(declarations).map(([field, declaration]) => {
+    const { type, column } =
+      typeof declaration === 'string'
+        ? { type: declaration, column: snakeCase(field) }
+        : declaration;
+    const optional = type.endsWith('?');
+    return {
+      field: field as keyof R & string,
+      column,
+      type: (optional ? type.slice(0, -1) : type) as ColumnType,
+      ...(optional ? { optional } : {}),
+    };
+  });
+}
+
+/**
  * A column that holds no field of its own but a value computed from the record when it is
  * written (an index key), never read back into the record.
  * @example

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ActivityRecord } from '@keyhold/activities';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /**
  * Activities, by id across all organizations; one per fingerprint (request body). Listed
@@ -14,20 +14,20 @@ import type { TableSpec } from '../table-spec.js';
  */
 export const ACTIVITIES: TableSpec<ActivityRecord> = {
   table: 'activities',
-  fields: [
-    { field: 'id', column: 'id', type: 'text' },
-    { field: 'organizationId', column: 'organization_id', type: 'text' },
-    { field: 'type', column: 'type', type: 'text' },
-    { field: 'status', column: 'status', type: 'text' },
-    { field: 'parameters', column: 'parameters', type: 'json' },
-    { field: 'result', column: 'result', type: 'json', optional: true },
-    { field: 'failure', column: 'failure', type: 'json', optional: true },
-    { field: 'votes', column: 'votes', type: 'json' },
-    { field: 'fingerprint', column: 'fingerprint', type: 'text' },
-    { field: 'timestampMs', column: 'timestamp_ms', type: 'text' },
-    { field: 'createdAt', column: 'created_at', type: 'integer' },
-    { field: 'updatedAt', column: 'updated_at', type: 'integer' },
-  ],
+  fields: fieldColumns<ActivityRecord>({
+    id: 'text',
+    organizationId: 'text',
+    type: 'text',
+    status: 'text',
+    parameters: 'json',
+    result: 'json?',
+    failure: 'json?',
+    votes: 'json',
+    fingerprint: 'text',
+    timestampMs: 'text',
+    createdAt: 'integer',
+    updatedAt: 'integer',
+  }),
   scope: 'organizationId',
   primaryKey: { name: 'activity_pkey', sqlName: 'activities_pkey', fields: ['id'] },
   unique: [

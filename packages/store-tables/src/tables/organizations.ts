@@ -3,7 +3,7 @@
  * @module
  */
 import type { OrganizationRecord } from '@keyhold/activities';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /**
  * Organizations, by id (listed by their own bespoke queries: roots by name, children).
@@ -12,19 +12,14 @@ import type { TableSpec } from '../table-spec.js';
  */
 export const ORGANIZATIONS: TableSpec<OrganizationRecord> = {
   table: 'organizations',
-  fields: [
-    { field: 'organizationId', column: 'organization_id', type: 'text' },
-    { field: 'name', column: 'name', type: 'text' },
-    {
-      field: 'parentOrganizationId',
-      column: 'parent_organization_id',
-      type: 'text',
-      optional: true,
-    },
-    { field: 'rootQuorum', column: 'root_quorum', type: 'json' },
-    { field: 'createdAt', column: 'created_at', type: 'integer' },
-    { field: 'updatedAt', column: 'updated_at', type: 'integer' },
-  ],
+  fields: fieldColumns<OrganizationRecord>({
+    organizationId: 'text',
+    name: 'text',
+    parentOrganizationId: 'text?',
+    rootQuorum: 'json',
+    createdAt: 'integer',
+    updatedAt: 'integer',
+  }),
   primaryKey: {
     name: 'organization_pkey',
     sqlName: 'organizations_pkey',

@@ -3,7 +3,7 @@
  * @module
  */
 import type { PolicyRecord } from '@keyhold/activities';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /**
  * Policies of an organization; names unique in it ("policy label must be unique"), checked on
@@ -13,18 +13,18 @@ import type { TableSpec } from '../table-spec.js';
  */
 export const POLICIES: TableSpec<PolicyRecord> = {
   table: 'policies',
-  fields: [
-    { field: 'organizationId', column: 'organization_id', type: 'text' },
-    { field: 'policyId', column: 'policy_id', type: 'text' },
-    { field: 'policyName', column: 'policy_name', type: 'text' },
-    { field: 'effect', column: 'effect', type: 'text' },
-    { field: 'condition', column: 'condition_expr', type: 'text', optional: true },
-    { field: 'consensus', column: 'consensus_expr', type: 'text', optional: true },
-    { field: 'time', column: 'time_expr', type: 'text', optional: true },
-    { field: 'notes', column: 'notes', type: 'text' },
-    { field: 'createdAt', column: 'created_at', type: 'integer' },
-    { field: 'updatedAt', column: 'updated_at', type: 'integer' },
-  ],
+  fields: fieldColumns<PolicyRecord>({
+    organizationId: 'text',
+    policyId: 'text',
+    policyName: 'text',
+    effect: 'text',
+    condition: { type: 'text?', column: 'condition_expr' },
+    consensus: { type: 'text?', column: 'consensus_expr' },
+    time: { type: 'text?', column: 'time_expr' },
+    notes: 'text',
+    createdAt: 'integer',
+    updatedAt: 'integer',
+  }),
   scope: 'organizationId',
   primaryKey: {
     name: 'policy_pkey',

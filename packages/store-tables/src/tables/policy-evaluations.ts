@@ -3,7 +3,7 @@
  * @module
  */
 import type { PolicyEvaluationRecord } from '@keyhold/activities';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /**
  * Decisions on activities (one per vote), by id; listed per activity by `createdAt`, ties in
@@ -13,14 +13,14 @@ import type { TableSpec } from '../table-spec.js';
  */
 export const POLICY_EVALUATIONS: TableSpec<PolicyEvaluationRecord> = {
   table: 'policy_evaluations',
-  fields: [
-    { field: 'id', column: 'id', type: 'text' },
-    { field: 'activityId', column: 'activity_id', type: 'text' },
-    { field: 'organizationId', column: 'organization_id', type: 'text' },
-    { field: 'voteId', column: 'vote_id', type: 'text', optional: true },
-    { field: 'policyEvaluations', column: 'policy_evaluations', type: 'json' },
-    { field: 'createdAt', column: 'created_at', type: 'integer' },
-  ],
+  fields: fieldColumns<PolicyEvaluationRecord>({
+    id: 'text',
+    activityId: 'text',
+    organizationId: 'text',
+    voteId: 'text?',
+    policyEvaluations: 'json',
+    createdAt: 'integer',
+  }),
   scope: 'organizationId',
   primaryKey: {
     name: 'policy_evaluation_pkey',

@@ -3,20 +3,20 @@
  * @module
  */
 import type { TagRecord } from '@keyhold/activities';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /** A tag table, named `<kind>_tags` with constraints `<kind>_tag_pkey` and `<kind>_tag_name`. */
 function tagTable(kind: 'user' | 'private_key'): TableSpec<TagRecord> {
   const table = `${kind}_tags`;
   return {
     table,
-    fields: [
-      { field: 'organizationId', column: 'organization_id', type: 'text' },
-      { field: 'tagId', column: 'tag_id', type: 'text' },
-      { field: 'tagName', column: 'tag_name', type: 'text' },
-      { field: 'createdAt', column: 'created_at', type: 'integer' },
-      { field: 'updatedAt', column: 'updated_at', type: 'integer' },
-    ],
+    fields: fieldColumns<TagRecord>({
+      organizationId: 'text',
+      tagId: 'text',
+      tagName: 'text',
+      createdAt: 'integer',
+      updatedAt: 'integer',
+    }),
     scope: 'organizationId',
     primaryKey: {
       name: `${kind}_tag_pkey`,

@@ -3,7 +3,7 @@
  * @module
  */
 import { addressKey, type WalletAccountRecord } from '@keyhold/activities';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /**
  * Accounts of the wallets of an organization; a path is unique in its wallet. Listed in
@@ -14,21 +14,21 @@ import type { TableSpec } from '../table-spec.js';
  */
 export const WALLET_ACCOUNTS: TableSpec<WalletAccountRecord> = {
   table: 'wallet_accounts',
-  fields: [
-    { field: 'organizationId', column: 'organization_id', type: 'text' },
-    { field: 'walletId', column: 'wallet_id', type: 'text' },
-    { field: 'walletAccountId', column: 'wallet_account_id', type: 'text' },
-    { field: 'curve', column: 'curve', type: 'text' },
-    { field: 'pathFormat', column: 'path_format', type: 'text' },
-    { field: 'path', column: 'path', type: 'text' },
-    { field: 'addressFormat', column: 'address_format', type: 'text' },
-    { field: 'address', column: 'address', type: 'text' },
-    { field: 'publicKey', column: 'public_key', type: 'text' },
-    { field: 'key', column: 'key', type: 'text' },
-    { field: 'exported', column: 'exported', type: 'boolean' },
-    { field: 'createdAt', column: 'created_at', type: 'integer' },
-    { field: 'updatedAt', column: 'updated_at', type: 'integer' },
-  ],
+  fields: fieldColumns<WalletAccountRecord>({
+    organizationId: 'text',
+    walletId: 'text',
+    walletAccountId: 'text',
+    curve: 'text',
+    pathFormat: 'text',
+    path: 'text',
+    addressFormat: 'text',
+    address: 'text',
+    publicKey: 'text',
+    key: 'text',
+    exported: 'boolean',
+    createdAt: 'integer',
+    updatedAt: 'integer',
+  }),
   derived: [{ column: 'address_key', type: 'text', value: (r) => addressKey(r.address) }],
   scope: 'organizationId',
   primaryKey: {

@@ -3,7 +3,7 @@
  * @module
  */
 import type { WebhookDelivery } from '@keyhold/webhooks';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /**
  * Webhook deliveries, by id; each is inserted PENDING. Its outbox state (status, lease,
@@ -13,18 +13,18 @@ import type { TableSpec } from '../table-spec.js';
  */
 export const WEBHOOK_DELIVERIES: TableSpec<WebhookDelivery> = {
   table: 'webhook_deliveries',
-  fields: [
-    { field: 'deliveryId', column: 'delivery_id', type: 'text' },
-    { field: 'eventId', column: 'event_id', type: 'text' },
-    { field: 'organizationId', column: 'organization_id', type: 'text' },
-    { field: 'endpointId', column: 'endpoint_id', type: 'text' },
-    { field: 'url', column: 'url', type: 'text' },
-    { field: 'eventType', column: 'event_type', type: 'text' },
-    { field: 'body', column: 'body', type: 'text' },
-    { field: 'attempts', column: 'attempts', type: 'integer' },
-    { field: 'nextAttemptAt', column: 'next_attempt_at', type: 'integer' },
-    { field: 'createdAt', column: 'created_at', type: 'integer' },
-  ],
+  fields: fieldColumns<WebhookDelivery>({
+    deliveryId: 'text',
+    eventId: 'text',
+    organizationId: 'text',
+    endpointId: 'text',
+    url: 'text',
+    eventType: 'text',
+    body: 'text',
+    attempts: 'integer',
+    nextAttemptAt: 'integer',
+    createdAt: 'integer',
+  }),
   derived: [{ column: 'status', type: 'text', value: () => 'PENDING' }],
   primaryKey: {
     name: 'webhook_delivery_pkey',

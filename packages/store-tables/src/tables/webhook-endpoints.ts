@@ -3,7 +3,7 @@
  * @module
  */
 import type { WebhookEndpointRecord } from '@keyhold/activities';
-import type { TableSpec } from '../table-spec.js';
+import { fieldColumns, type TableSpec } from '../table-spec.js';
 
 /**
  * Webhook endpoints of an organization. The SQL table also counts consecutive failed
@@ -14,17 +14,17 @@ import type { TableSpec } from '../table-spec.js';
  */
 export const WEBHOOK_ENDPOINTS: TableSpec<WebhookEndpointRecord> = {
   table: 'webhook_endpoints',
-  fields: [
-    { field: 'organizationId', column: 'organization_id', type: 'text' },
-    { field: 'endpointId', column: 'endpoint_id', type: 'text' },
-    { field: 'url', column: 'url', type: 'text' },
-    { field: 'name', column: 'name', type: 'text' },
-    { field: 'isActive', column: 'is_active', type: 'boolean' },
-    { field: 'disabledReason', column: 'disabled_reason', type: 'text', optional: true },
-    { field: 'subscriptions', column: 'subscriptions', type: 'json' },
-    { field: 'createdAt', column: 'created_at', type: 'integer' },
-    { field: 'updatedAt', column: 'updated_at', type: 'integer' },
-  ],
+  fields: fieldColumns<WebhookEndpointRecord>({
+    organizationId: 'text',
+    endpointId: 'text',
+    url: 'text',
+    name: 'text',
+    isActive: 'boolean',
+    disabledReason: 'text?',
+    subscriptions: 'json',
+    createdAt: 'integer',
+    updatedAt: 'integer',
+  }),
   scope: 'organizationId',
   primaryKey: {
     name: 'webhook_endpoint_pkey',
