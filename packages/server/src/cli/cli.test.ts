@@ -1,47 +1,26 @@
-import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { p256 } from '@noble/curves/nist.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { keyholdProcess, killKeyholdProcesses } from '../__fixtures__/keyhold-process.js';
 import { createApiKeyStamper, generateApiKeyPair } from '../api-key-signer.js';
-
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
-const children: ChildProcessWithoutNullStreams[] = [];
 
 const tmp = mkdtempSync(join(tmpdir(), 'keyhold-cli-'));
 
 function keyhold(...args: string[]) {
-  return keyholdWith({}, ...args);
+  return keyholdProcess(args);
 }
 
 function keyholdWith(env: Record<string, string>, ...args: string[]) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=keyhold-source', 'packages/server/src/cli/main.ts', ...args],
-    { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env } },
-  );
-  children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  return {
-    child,
-    stderr: () => stderr,
-    firstLine: async () => (await lines.next()).value as string,
-    exit: async () => (child.exitCode ?? (await once(child, 'exit'))[0]) as number,
-  };
+  return keyholdProcess(args, env);
 }
 
 afterAll(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  killKeyholdProcesses();
   rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -207,27 +186,9 @@ describe('keyhold serve --data (embedded PGlite)', () => {
     const dir = join(tmp, 'mismatch');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(join(dir, 'master.key'), `${'11'.repeat(32)}\n`, { mode: 0o600 });
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--conditions=keyhold-source',
-        'packages/server/src/cli/main.ts',
-        'serve',
-        '--data',
-        dir,
-      ],
-      { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: '22'.repeat(32) } },
-    );
-    children.push(child);
-    let stderr = '';
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    const [code] = await once(child, 'exit');
-    expect(code).toBe(2);
-    expect(stderr).toContain('does not match');
+    const run = keyholdProcess(['serve', '--data', dir], { KEYHOLD_MASTER_KEY: '22'.repeat(32) });
+    expect(await run.exit()).toBe(2);
+    expect(run.stderr()).toContain('does not match');
   });
 });
 

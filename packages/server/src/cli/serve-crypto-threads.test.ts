@@ -2,45 +2,13 @@
  * `keyhold serve --crypto-threads N`: key crypto on N worker threads (default one per core), 0
  * inline; the pool is closed on SIGTERM, so the process exits; a bad N is a usage error.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { keyholdProcess, killKeyholdProcesses } from '../__fixtures__/keyhold-process.js';
 import { createApiKeyStamper, generateApiKeyPair } from '../api-key-signer.js';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
-const children: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-});
+afterAll(killKeyholdProcesses);
 
-function serve(...args: string[]) {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--conditions=keyhold-source',
-      'packages/server/src/cli/main.ts',
-      'serve',
-      ...args,
-    ],
-    { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined } },
-  );
-  children.push(child);
-  let stderr = '';
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  return {
-    child,
-    stderr: () => stderr,
-    firstLine: async () => (await lines.next()).value as string,
-    exit: async () => (child.exitCode ?? (await once(child, 'exit'))[0]) as number,
-  };
-}
+const serve = (...args: string[]) => keyholdProcess(['serve', ...args]);
 
 /** The JSON log lines on stderr with this `message`. */
 const logged = (stderr: string, message: string) =>

@@ -4,28 +4,27 @@
  * why, names the flag and the fix, and releases the data directory for the next start; a
  * data directory others can open is refused, and what the server creates is private.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  type KeyholdProcess,
+  keyholdProcess,
+  killKeyholdProcesses,
+} from '../__fixtures__/keyhold-process.js';
 import { generateApiKeyPair } from '../api-key-signer.js';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'keyhold-start-'));
-const children: ChildProcessWithoutNullStreams[] = [];
 
 afterAll(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  killKeyholdProcesses();
   rmSync(tmp, { recursive: true, force: true });
 });
 
 interface Run {
-  child: ChildProcessWithoutNullStreams;
+  child: KeyholdProcess['child'];
   stderr: () => string;
   firstLine: () => Promise<string>;
   /** The exit code, and how long after the last stderr output the process ended. */
@@ -33,32 +32,14 @@ interface Run {
 }
 
 function serve(...args: string[]): Run {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--conditions=keyhold-source',
-      'packages/server/src/cli/main.ts',
-      'serve',
-    ].concat(args),
-    { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined } },
-  );
-  children.push(child);
-  let stderr = '';
-  let lastOutputAt = Date.now();
-  child.stderr.on('data', (d) => {
-    stderr += d;
-    lastOutputAt = Date.now();
-  });
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const run = keyholdProcess(['serve', ...args]);
   return {
-    child,
-    stderr: () => stderr,
-    firstLine: async () => (await lines.next()).value as string,
+    child: run.child,
+    stderr: run.stderr,
+    firstLine: run.firstLine,
     exit: async () => {
-      const code = (child.exitCode ?? (await once(child, 'exit'))[0]) as number;
-      return { code, afterMessageMs: Date.now() - lastOutputAt };
+      const code = await run.exit();
+      return { code, afterMessageMs: performance.now() - run.lastStderrAt() };
     },
   };
 }

@@ -1,0 +1,62 @@
+/**
+ * `keyhold …` as a child process, run as a user runs it from the repository (tsx, sources):
+ * its stdout lines, its stderr, when it last wrote there, and its exit code. Every process
+ * started here is killed by `killKeyholdProcesses` (call it in `afterAll`).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const REPOSITORY_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+export interface KeyholdProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** `performance.now()` of the last stderr output (the start, before any). */
+  lastStderrAt(): number;
+  /** The next stdout line (undefined once stdout ends). */
+  firstLine(): Promise<string>;
+  /** The exit code, waiting for the exit if need be. */
+  exit(): Promise<number>;
+}
+
+const started: ChildProcessWithoutNullStreams[] = [];
+
+/**
+ * Starts `keyhold <args>`. `KEYHOLD_MASTER_KEY` is unset unless `env` sets it.
+ * @example
+ * const run = keyholdProcess(['serve', '--memory', '--port', '0']);
+ * const { url } = JSON.parse(await run.firstLine());
+ */
+export function keyholdProcess(
+  args: readonly string[],
+  env: Record<string, string | undefined> = {},
+): KeyholdProcess {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--conditions=keyhold-source', 'packages/server/src/cli/main.ts', ...args],
+    { cwd: REPOSITORY_ROOT, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env } },
+  );
+  started.push(child);
+  let stderr = '';
+  let lastStderrAt = performance.now();
+  child.stderr.on('data', (d) => {
+    stderr += d;
+    lastStderrAt = performance.now();
+  });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  return {
+    child,
+    stderr: () => stderr,
+    lastStderrAt: () => lastStderrAt,
+    firstLine: async () => (await lines.next()).value as string,
+    exit: async () => (child.exitCode ?? (await once(child, 'exit'))[0]) as number,
+  };
+}
+
+/** Kills (SIGKILL) every process `keyholdProcess` started that is still running. */
+export function killKeyholdProcesses(): void {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+}
