@@ -327,3 +327,30 @@ describe('keyhold keygen', () => {
     expect(await run.exit()).toBe(0);
   });
 });
+
+describe('keyhold usage', () => {
+  it('--version prints the package version', async () => {
+    const run = keyhold('--version');
+    expect(await run.firstLine()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await run.exit()).toBe(0);
+  });
+
+  it.each(['serve', 'keygen', 'conformance', 'policy'])(
+    '%s --help prints its usage and exits 0',
+    async (command) => {
+      const run = keyhold(command, '--help');
+      expect(await run.firstLine()).toMatch(/^usage: keyhold /);
+      expect(await run.exit()).toBe(0);
+    },
+  );
+
+  it.each(['serve', 'keygen', 'conformance'])(
+    '%s with an unknown option: the option named, where help is, exit 2',
+    async (command) => {
+      const run = keyhold(command, '--bogus');
+      expect(await run.exit()).toBe(2);
+      expect(run.stderr()).toContain(`keyhold ${command}: Unknown option '--bogus'`);
+      expect(run.stderr()).toContain(`(keyhold ${command} --help)`);
+    },
+  );
+});

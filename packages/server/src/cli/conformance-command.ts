@@ -5,6 +5,15 @@
 import { parseArgs } from 'node:util';
 import { conformanceProperties, runConformance, tenantFairness } from '@keyhold/conformance';
 
+const USAGE = `usage: keyhold conformance --url URL --api-private-key HEX --organization-id ID [--runs N] [--fairness]
+
+Runs the conformance suite against a running implementation, acting as a root user of the
+organization (its API private key, P-256 hex). It writes test data into that organization.
+
+  --runs N      generated cases per property (default 25)
+  --fairness    also run tenant-fairness: flood from a sub-organization, measure p99 (a load test)
+`;
+
 export async function runConformanceCommand(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -15,12 +24,16 @@ export async function runConformanceCommand(args: string[]): Promise<number> {
       'organization-id': { type: 'string' },
       runs: { type: 'string', default: '25' },
       fairness: { type: 'boolean' },
+      help: { type: 'boolean' },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   if (!values.url || !values['api-private-key'] || !values['organization-id']) {
     process.stderr.write(
-      'usage: keyhold conformance --url URL --api-private-key HEX --organization-id ID [--runs N] [--fairness]\n' +
-        '  --fairness  also run tenant-fairness: flood from a sub-organization, measure p99 (a load test)\n',
+      `keyhold conformance: --url, --api-private-key and --organization-id are required\n${USAGE}`,
     );
     return 2;
   }

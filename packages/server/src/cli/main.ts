@@ -4,24 +4,59 @@
  * line on stdout when ready, logs go to stderr, SIGTERM drains and exits 0.
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
-const USAGE = `usage: keyhold <command>
+const USAGE = `usage: keyhold <command> [options]     (keyhold <command> --help for its options)
 
-  serve        start the server (see --help)
+  serve        start the server
   keygen       print a new P-256 API key pair as JSON
   conformance  run the conformance suite against a running implementation
-  policy       check a file of policies offline, or explain a server's decision (see --help)
+  policy       check a file of policies offline, or explain a server's decision
+  --version    print the version
 `;
+
+const KEYGEN_USAGE = `usage: keyhold keygen
+
+Prints a new P-256 API key pair as one JSON line: {"apiPublicKey": "03…", "apiPrivateKey": "…"}.
+The public key is what --bootstrap-api-public-key and CREATE_API_KEYS take.
+`;
+
+/** The version of the package this CLI ships in (src/cli → dist/cli alike). */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  return String((pkg as { version?: unknown }).version);
+}
+
+/** A node:util parseArgs refusal (an unknown or malformed option): a usage error. */
+function isUsageError(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  try {
+    return await run(command, rest);
+  } catch (error) {
+    if (!isUsageError(error)) throw error;
+    // One style for every usage error: the message, where to read more, exit 2.
+    process.stderr.write(`keyhold ${command}: ${error.message}\n  (keyhold ${command} --help)\n`);
+    return 2;
+  }
+}
+
+async function run(command: string | undefined, rest: string[]): Promise<number> {
   switch (command) {
     // Commands load lazily: `keygen` should not pay for the server, nor `serve` for the suite.
     case 'serve':
       return (await import('./serve-command.js')).runServeCommand(rest);
     case 'keygen': {
-      parseArgs({ args: rest, options: {} });
+      const { values } = parseArgs({ args: rest, options: { help: { type: 'boolean' } } });
+      if (values.help) {
+        process.stdout.write(KEYGEN_USAGE);
+        return 0;
+      }
       const pair = (await import('../api-key-signer.js')).generateApiKeyPair();
       process.stdout.write(
         `${JSON.stringify({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey })}\n`,
@@ -32,6 +67,11 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./conformance-command.js')).runConformanceCommand(rest);
     case 'policy':
       return (await import('./policy-command.js')).runPolicyCommand(rest);
+    case '--version':
+    case '-v':
+    case 'version':
+      process.stdout.write(`${version()}\n`);
+      return 0;
     case undefined:
     case 'help':
     case '--help':
