@@ -19,9 +19,10 @@
  * `tsx --conditions=keyhold-source bench/server.ts 02… data:/tmp/bench`).
  * @module
  */
-// The CLI's store selection (not a package export of @keyhold/server).
+// The CLI's store selection (@keyhold/cli).
 import { availableParallelism } from 'node:os';
-import { openStore, type StoreChoice, silentLogger, startServer } from '@keyhold/server';
+import { openStore, type StoreChoice } from '@keyhold/cli';
+import { silentLogger, startServer } from '@keyhold/server';
 // Not a dependency of the workspace root: imported by path, run from its sources by tsx.
 import { PiscinaCryptoWorkPool } from '../adapters/worker-pool-piscina/src/index.js';
 

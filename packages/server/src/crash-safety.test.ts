@@ -86,7 +86,7 @@ async function serve(args: string[], env: Record<string, string | undefined>): P
       '--import',
       'tsx',
       '--conditions=keyhold-source',
-      'packages/server/src/cli/main.ts',
+      'packages/cli/src/main.ts',
       'serve',
       '--port',
       '0',

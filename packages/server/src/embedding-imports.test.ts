@@ -2,9 +2,12 @@
  * Embedding Keyhold (`import '@keyhold/server'`, then `createKeyhold()`) loads no database
  * driver, no HTTP framework, no Redis client and no PKCS#11 binding: those load when
  * `startServer` or `keyhold serve` needs them (issue #11.4). A child process records every
- * module resolved while importing the package.
+ * module resolved while importing the package. The `keyhold` command and its store, vault,
+ * rate-limit and worker-pool selection are `@keyhold/cli`, so installing `@keyhold/server`
+ * does not install Postgres, PGlite, Redis, PKCS#11 or the conformance suite either.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -42,6 +45,40 @@ describe('embedding @keyhold/server', () => {
     expect(loaded.some((url) => url.includes('/packages/activities/'))).toBe(true);
     expect(loaded.filter((url) => HEAVY.some((part) => url.includes(part)))).toEqual([]);
   }, 60_000);
+
+  it('loads nothing of @keyhold/cli', () => {
+    const loaded = modulesLoadedBy('@keyhold/server');
+    expect(loaded.filter((url) => url.includes('/packages/cli/'))).toEqual([]);
+  }, 60_000);
+
+  it('depends on none of the heavy adapters: @keyhold/cli does', () => {
+    const manifest = (dir: string) =>
+      JSON.parse(readFileSync(`${root}/${dir}/package.json`, 'utf8')) as {
+        dependencies: Record<string, string>;
+        bin?: Record<string, string>;
+      };
+    const server = manifest('packages/server');
+    const cli = manifest('packages/cli');
+    const heavy = [
+      '@keyhold/store-postgres',
+      '@keyhold/ratelimit-redis',
+      '@keyhold/vault-pkcs11',
+      '@keyhold/worker-pool-piscina',
+      '@keyhold/conformance',
+      'pg',
+      '@electric-sql/pglite',
+      'ioredis',
+      'pkcs11js',
+    ];
+    expect(Object.keys(server.dependencies).filter((name) => heavy.includes(name))).toEqual([]);
+    expect(server.bin).toBeUndefined();
+    expect(cli.bin).toEqual({ keyhold: './dist/main.js' });
+    expect(cli.dependencies).toMatchObject({
+      '@keyhold/server': 'workspace:*',
+      '@keyhold/store-postgres': 'workspace:*',
+      '@keyhold/vault-pkcs11': 'workspace:*',
+    });
+  });
 
   it('does load them for a server (the recorder can see them)', () => {
     const loaded = modulesLoadedBy('@keyhold/store-postgres');

@@ -1,6 +1,6 @@
 /**
  * @keyhold/server — the composition root: createKeyhold(), handle(), container modules,
- * the embedded client and the `keyhold` CLI.
+ * the embedded client and startServer(). The `keyhold` CLI is `@keyhold/cli`.
  * @module
  */
 
@@ -21,7 +21,6 @@ export {
   signatureVerifierModule,
   softwareVaultModule,
 } from './container-modules.js';
-export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
 export { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
 export { createKeyhold, Keyhold, type KeyholdOptions } from './keyhold.js';
 export {
@@ -35,10 +34,3 @@ export { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-hand
 export { Logger, silentLogger, stderrLogger } from './logger.js';
 export { type RunningServer, type ServeOptions, startServer } from './serve.js';
 export { SignerKey, signerKeyFrom } from './signer-key.js';
-export {
-  DEFAULT_DATA_DIR,
-  type OpenedStore,
-  openStore,
-  type StoreChoice,
-  StoreConfigurationError,
-} from './store-selection.js';

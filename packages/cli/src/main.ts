@@ -22,9 +22,9 @@ Prints a new P-256 API key pair as one JSON line: {"apiPublicKey": "03…", "api
 The public key is what --bootstrap-api-public-key and CREATE_API_KEYS take.
 `;
 
-/** The version of the package this CLI ships in (src/cli → dist/cli alike). */
+/** The version of the package this CLI ships in (src → dist alike). */
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
   return String((pkg as { version?: unknown }).version);
 }
 
@@ -57,7 +57,7 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
         process.stdout.write(KEYGEN_USAGE);
         return 0;
       }
-      const pair = (await import('../api-key-signer.js')).generateApiKeyPair();
+      const pair = (await import('@keyhold/server')).generateApiKeyPair();
       process.stdout.write(
         `${JSON.stringify({ apiPublicKey: pair.publicKey, apiPrivateKey: pair.privateKey })}\n`,
       );

@@ -2,9 +2,10 @@
  * `keyhold serve --crypto-threads N`: key crypto on N worker threads (default one per core), 0
  * inline; the pool is closed on SIGTERM, so the process exits; a bad N is a usage error.
  */
+
+import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keyholdProcess, killKeyholdProcesses } from '../__fixtures__/keyhold-process.js';
-import { createApiKeyStamper, generateApiKeyPair } from '../api-key-signer.js';
+import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
 
 afterAll(killKeyholdProcesses);
 

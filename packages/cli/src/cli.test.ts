@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
+import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
 import { p256 } from '@noble/curves/nist.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { keyholdProcess, killKeyholdProcesses } from '../__fixtures__/keyhold-process.js';
-import { createApiKeyStamper, generateApiKeyPair } from '../api-key-signer.js';
+import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'keyhold-cli-'));
 

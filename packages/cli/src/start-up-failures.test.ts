@@ -8,13 +8,13 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { generateApiKeyPair } from '@keyhold/server';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   type KeyholdProcess,
   keyholdProcess,
   killKeyholdProcesses,
-} from '../__fixtures__/keyhold-process.js';
-import { generateApiKeyPair } from '../api-key-signer.js';
+} from './__fixtures__/keyhold-process.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'keyhold-start-'));
 

@@ -11,11 +11,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateApiKeyPair } from '@keyhold/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTurnkeyServer, type TurnkeyServer } from '../__fixtures__/turnkey-server.js';
-import { generateApiKeyPair } from '../api-key-signer.js';
+import {
+  startTurnkeyServer,
+  type TurnkeyServer,
+} from '../../server/src/__fixtures__/turnkey-server.js';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'keyhold-policy-cli-'));
 const children: ChildProcess[] = [];
 
@@ -31,13 +34,7 @@ async function run(command: 'node' | 'pnpm', args: string[]): Promise<Run> {
     command === 'node'
       ? spawn(
           process.execPath,
-          [
-            '--import',
-            'tsx',
-            '--conditions=keyhold-source',
-            'packages/server/src/cli/main.ts',
-            ...args,
-          ],
+          ['--import', 'tsx', '--conditions=keyhold-source', 'packages/cli/src/main.ts', ...args],
           { cwd: root },
         )
       : spawn('pnpm', ['--silent', 'keyhold', ...args], { cwd: root });

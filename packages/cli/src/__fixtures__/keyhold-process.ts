@@ -36,7 +36,7 @@ export function keyholdProcess(
 ): KeyholdProcess {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', '--conditions=keyhold-source', 'packages/server/src/cli/main.ts', ...args],
+    ['--import', 'tsx', '--conditions=keyhold-source', 'packages/cli/src/main.ts', ...args],
     { cwd: REPOSITORY_ROOT, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env } },
   );
   started.push(child);

@@ -8,8 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { PolicyExplanation } from '@keyhold/activities';
-import { createApiKeyStamper } from '../api-key-signer.js';
-import { EXPLAIN_POLICIES_PATH } from '../keyhold-extensions.js';
+import { createApiKeyStamper, EXPLAIN_POLICIES_PATH } from '@keyhold/server';
 import { explanationLines } from './explanation-text.js';
 
 export const POLICY_EXPLAIN_USAGE = `usage: keyhold policy explain --url URL --api-private-key HEX --organization-id ID --body FILE [--json]

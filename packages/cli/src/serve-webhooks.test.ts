@@ -10,11 +10,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { generateApiKeyPair } from '@keyhold/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sdkClient } from '../__fixtures__/turnkey-server.js';
-import { generateApiKeyPair } from '../api-key-signer.js';
+import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
 
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const root = fileURLToPath(new URL('../../../', import.meta.url));
 const children: ChildProcessWithoutNullStreams[] = [];
 const INVALID_WEBHOOK_URL = 'invalid webhook url: it must be an absolute https:// URL';
 
@@ -27,7 +27,7 @@ async function serve(...args: string[]) {
       '--import',
       'tsx',
       '--conditions=keyhold-source',
-      'packages/server/src/cli/main.ts',
+      'packages/cli/src/main.ts',
       'serve',
       '--port',
       '0',
