@@ -18,7 +18,25 @@ export {
   stampBytes,
   UnexpectedResponseError,
 } from './client.js';
-export * from './key-vault/index.js';
+export {
+  ABANDON_ACCOUNTS,
+  ABANDON_MNEMONIC,
+  BIP86_VECTOR,
+  type EcdsaVector,
+  type Ed25519Vector,
+  KEY_ORIGINS,
+  type KeyOrigin,
+  type KeyOriginTraits,
+  type KeyVaultCapabilities,
+  type KeyVaultCheck,
+  type KeyVaultCheckFailure,
+  type KeyVaultContractOptions,
+  type KnownAccount,
+  keyVaultContract,
+  RFC6979_VECTORS,
+  RFC8032_VECTORS,
+  runKeyVaultChecks,
+} from './key-vault/index.js';
 export { NO_ACTIVITY_WITH_FINGERPRINT } from './properties/consensus-flows.js';
 export {
   conformanceProperties,

@@ -13,5 +13,10 @@ export {
   neverADestination,
   nonPublicRange,
 } from '@keyhold/webhooks';
-export * from './http-webhook-transport.js';
-export * from './retry-after.js';
+export {
+  HttpWebhookTransport,
+  type HttpWebhookTransportOptions,
+  PRIVATE_ADDRESS_ERROR,
+  type WebhookHostLookup,
+} from './http-webhook-transport.js';
+export { parseRetryAfter } from './retry-after.js';

@@ -5,13 +5,46 @@
  * @module
  */
 
-export * from './address.js';
-export * from './address-format.js';
-export * from './bundles/index.js';
-export * from './crypto-jobs.js';
-export * from './crypto-work-pool.js';
-export * from './curves.js';
-export * from './derivation-path.js';
+export { checksumEthereumAddress, deriveAddress, SUPPORTED_ADDRESS_FORMATS } from './address.js';
+export { curvesForAddressFormat, defaultPathFor } from './address-format.js';
+export {
+  BUNDLE_HPKE_INFO,
+  BUNDLE_VERSION,
+  type BundleSigner,
+  bundleSignerPublicKey,
+  type CreateCredentialBundleInput,
+  type CreateExportBundleInput,
+  type CreateImportTargetInput,
+  createCredentialBundle,
+  createExportBundle,
+  createImportTarget,
+  deriveImportTargetKey,
+  type ImportTarget,
+  MAX_IMPORT_CIPHERTEXT_BYTES,
+  type OpenImportBundleInput,
+  openImportBundle,
+  parseImportedMnemonic,
+  parseImportedPrivateKey,
+  type SignedEnvelope,
+} from './bundles/index.js';
+export {
+  CRYPTO_JOB_SECRETS,
+  type CryptoJobInput,
+  type CryptoJobName,
+  type CryptoJobOutput,
+  type CryptoJobs,
+  runCryptoJob,
+} from './crypto-jobs.js';
+export { CryptoWorkPool, inlineCryptoWorkPool } from './crypto-work-pool.js';
+export { assertCurve, type EcdsaCurve, ecdsaOf, isEcdsaCurve } from './curves.js';
+export {
+  formatDerivationPath,
+  HARDENED_OFFSET,
+  isHardenedIndex,
+  MAX_PATH_DEPTH,
+  MAX_PATH_LENGTH,
+  parseDerivationPath,
+} from './derivation-path.js';
 export {
   type Eip7702AuthorizationView,
   hashEip7702Authorization,
@@ -19,15 +52,46 @@ export {
   parseEip7702Authorization,
   prepareEip7702Payload,
 } from './eip7702.js';
-export * from './hd-derivation.js';
-export * from './hd-derivation-batch.js';
-export * from './key-vault.js';
-export * from './mnemonic.js';
-export * from './payload.js';
-export * from './private-key-signing.js';
-export * from './public-key.js';
-export * from './signature-format.js';
-export * from './slip10.js';
+export { type DerivedKey, deriveKeyFromSeed } from './hd-derivation.js';
+export {
+  type DerivationRequest,
+  type DerivedAccountKey,
+  deriveKeysFromSeed,
+} from './hd-derivation-batch.js';
+export { KeyVault, type RawSignature, type SealedSecret, type VaultKey } from './key-vault.js';
+export {
+  assertValidMnemonic,
+  entropyToMnemonic,
+  generateMnemonic,
+  isValidMnemonic,
+  type MnemonicLength,
+  mnemonicEntropyLength,
+  mnemonicToEntropy,
+  mnemonicToSeed,
+  mnemonicToSeedSync,
+  normalizeMnemonic,
+} from './mnemonic.js';
+export { type PayloadRequest, preparePayload } from './payload.js';
+export {
+  assertSignableMessage,
+  assertTaprootRequest,
+  signTaprootWithPrivateKey,
+  signWithPrivateKey,
+} from './private-key-signing.js';
+export {
+  compressPublicKey,
+  decompressPublicKey,
+  isValidPrivateKey,
+  publicKeyFromPrivateKey,
+} from './public-key.js';
+export { formatSignature, type SignatureResult } from './signature-format.js';
+export {
+  type ExtendedPrivateKey,
+  type Slip10Curve,
+  slip10ChildKey,
+  slip10DerivePath,
+  slip10MasterKey,
+} from './slip10.js';
 export type {
   BitcoinInputView,
   BitcoinOutputView,
@@ -40,7 +104,19 @@ export type {
   EthereumTransactionView,
   ParsedEthereumTransaction,
 } from './transactions/ethereum.js';
-export * from './transactions/sign-transaction.js';
+export {
+  canSignTaproot,
+  isSupportedTransactionType,
+  type ParsedTransaction,
+  parseTransaction,
+  type SignTransactionRequest,
+  SUPPORTED_TRANSACTION_TYPES,
+  type SupportedTransactionType,
+  signTransaction,
+  type TaprootSigningVault,
+  TRANSACTION_CURVES,
+  type TransactionView,
+} from './transactions/sign-transaction.js';
 export type {
   ParsedSolanaTransaction,
   SolanaAccountView,
@@ -64,4 +140,15 @@ export {
   parseTypedData,
   prepareEip712Payload,
 } from './typed-data.js';
-export * from './vault-plaintext.js';
+export {
+  BIP39_SEED_LENGTH,
+  deriveFromSeedPlaintext,
+  deriveFromSeedPlaintextIn,
+  deriveManyFromSeedPlaintextIn,
+  isSeedPlaintextLength,
+  keyPlaintext,
+  mnemonicOfSeedPlaintext,
+  seedPlaintext,
+  signKeyPlaintextIn,
+  signTaprootKeyPlaintextIn,
+} from './vault-plaintext.js';

@@ -4,11 +4,69 @@
  * @module
  */
 
-export * from './activity-catalogue.js';
-export * from './enums.js';
-export * from './keyhold-error.js';
-export * from './messages.js';
-export * from './request-handler.js';
+export {
+  ACTIVITY_DEFINITIONS,
+  type ActivityAction,
+  type ActivityDefinition,
+  type ActivityResource,
+  activityDefinitionOf,
+  activityDefinitionsAt,
+  ROOT_QUORUM_ONLY_KINDS,
+  submitPathOf,
+  VOTE_KINDS,
+} from './activity-catalogue.js';
+export {
+  ACCESS_TYPES,
+  ACTIVITY_STATUSES,
+  ACTIVITY_TYPES,
+  type AccessType,
+  type ActivityStatus,
+  type ActivityType,
+  ADDRESS_FORMATS,
+  type AddressFormat,
+  API_KEY_CURVES,
+  type ApiKeyCurve,
+  CREDENTIAL_TYPE_OF_API_KEY_CURVE,
+  CREDENTIAL_TYPES,
+  type CredentialType,
+  CURVES,
+  type Curve,
+  EFFECTS,
+  type Effect,
+  FINAL_ACTIVITY_STATUSES,
+  HASH_FUNCTIONS,
+  type HashFunction,
+  MNEMONIC_LANGUAGES,
+  MNEMONIC_LENGTHS,
+  type MnemonicLanguage,
+  OUTCOMES,
+  type Outcome,
+  PATH_FORMATS,
+  PAYLOAD_ENCODINGS,
+  type PathFormat,
+  type PayloadEncoding,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+  TRANSACTION_TYPES,
+  type TransactionType,
+  VOTE_SELECTIONS,
+  type VoteSelection,
+} from './enums.js';
+export {
+  ERROR_DETAIL_TYPE,
+  internalStatus,
+  isKeyholdError,
+  KeyholdError,
+  type StatusBody,
+  type StatusDetail,
+} from './keyhold-error.js';
+export { type MessageEntry, type MessageKey, Messages } from './messages.js';
+export {
+  MAX_REQUEST_BODY_BYTES,
+  type RawRequest,
+  type RawResponse,
+  type RequestHandler,
+} from './request-handler.js';
 export type {
   IntentOf,
   IntentOfKind,
@@ -24,6 +82,36 @@ export { INTENT_SCHEMAS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
 export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export type { Infer, JsonSchema, Schema } from './schemas/schema-builders.js';
 export type { AccountParams, ApiKeyParams } from './schemas/shapes.js';
-export * from './status-code.js';
-export * from './validate.js';
-export * from './wire-types.js';
+export { httpStatusOf, StatusCode } from './status-code.js';
+export { isUuid, validateEnvelope, validateIntent, validateQuery } from './validate.js';
+export {
+  type Activity,
+  type ActivityRequest,
+  type ActivityResults,
+  type Address,
+  type ApiKey,
+  type CreateSubOrganizationResult,
+  type Credential,
+  type Policy,
+  type PolicyEvaluation,
+  type PolicyOutcome,
+  type PolicyOutcomeError,
+  type PrivateKey,
+  type PrivateKeyResult,
+  type Quorum,
+  type ResultOf,
+  type ResultOfKind,
+  type SignatureResult,
+  type Tag,
+  type TagType,
+  type Timestamp,
+  timestampOf,
+  type User,
+  type Vote,
+  type Wallet,
+  type WalletAccount,
+  type WalletResult,
+  type WebhookEndpoint,
+  type WebhookEndpointResult,
+  type WebhookSubscription,
+} from './wire-types.js';
