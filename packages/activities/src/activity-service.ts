@@ -77,6 +77,7 @@ import type { ApiKeyStamp } from './stamp.js';
 import { activityView } from './views.js';
 import { enqueueActivityUpdate } from './webhook-events.js';
 
+/** Tuning of an ActivityService; every field has a default. */
 export interface ActivityServiceOptions {
   /** How far `timestampMs` may be from the server's clock, either way. Default 5 minutes. */
   timestampToleranceMs?: number;
@@ -92,6 +93,7 @@ export interface ActivityServiceOptions {
   allowPrivateWebhookDestinations?: boolean;
 }
 
+/** What an ActivityService runs on: the Store, KeyVault, Clock, Ids and SignatureVerifier ports. */
 export interface ActivityServiceDeps {
   store: Store;
   vault: KeyVault;
@@ -184,6 +186,23 @@ interface ParsedSubmission {
   meter: RequestMeter | undefined;
 }
 
+/**
+ * The activity path: verifies the stamp, validates the intent, decides it by policy and
+ * consensus, runs its handler and stores the result, all in one store transaction. Votes
+ * (APPROVE_ACTIVITY, REJECT_ACTIVITY) go the same way.
+ *
+ * @example
+ * ```ts
+ * const activities = new ActivityService({
+ *   store: new MemoryStore(),
+ *   vault: new SoftwareKeyVault({ masterKey: generateMasterKey() }),
+ *   verifier: nobleSignatureVerifier,
+ *   clock: systemClock,
+ *   ids: randomIds(),
+ * });
+ * const activity = await activities.submit('create_wallet', { headers, rawBody });
+ * ```
+ */
 export class ActivityService {
   private readonly tolerance: number;
   private readonly consensusExpiryMs: number;

@@ -9,42 +9,11 @@ export {
   ActivityService,
   type ActivityServiceDeps,
   type ActivityServiceOptions,
-  DEFAULT_CONSENSUS_EXPIRY_MS,
-  DEFAULT_TIMESTAMP_TOLERANCE_MS,
   fingerprintOf,
 } from './activity-service.js';
 export { normalizeApiPublicKey } from './api-key-public-key.js';
-export { conditionContextOf, policyParamsOf } from './decision/condition-context.js';
-export { consensusContextOf, policyUser } from './decision/consensus-context.js';
-export {
-  type ActivityDecision,
-  type DecisionOutcome,
-  type DecisionReason,
-  type DecisionSubject,
-  decide,
-  loadPolicySet,
-  rootQuorumStanding,
-} from './decision/decide.js';
-export {
-  assertKeywordsAvailable,
-  KEYWORDS_BY_KIND,
-  keywordsOfActivityType,
-  type OptionalKeyword,
-} from './decision/keyword-availability.js';
-export { checkPolicyTexts, policyErrorToKeyholdError } from './decision/policy-errors.js';
-export {
-  consensusExpired,
-  consensusExpiresAt,
-  namedInConsensus,
-  votingRights,
-} from './decision/voting-rights.js';
-export {
-  ACTIVITY_HANDLERS,
-  type ActivityContext,
-  type ActivityHandler,
-  type PrecheckSettings,
-} from './handlers/index.js';
-export { refuseUndeliverableWebhookUrl } from './handlers/webhook-endpoints.js';
+export { keywordsOfActivityType } from './decision/keyword-availability.js';
+export { checkPolicyTexts } from './decision/policy-errors.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,
@@ -59,22 +28,85 @@ export {
   type PolicyExplainerDeps,
   type PolicyExplanation,
 } from './policy-explainer.js';
-export * from './ports/clock.js';
-export * from './ports/ids.js';
-export * from './ports/rate-limiter.js';
-export * from './ports/signature-verifier.js';
-export * from './ports/store.js';
-export type { Principal } from './principal.js';
-export { QUERY_HANDLERS, type QueryContext, type QueryHandler } from './queries/index.js';
-export { QueryService, type QueryServiceDeps } from './query-service.js';
-export * from './rate-limit/index.js';
-export * from './records.js';
-export { type IncomingRequest, readSignedRequest, type SignedRequest } from './signed-request.js';
-export { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';
-export * from './views.js';
+export { Clock, systemClock } from './ports/clock.js';
+export { Ids, randomIds } from './ports/ids.js';
 export {
-  ACTIVITY_UPDATES,
-  activityEventBody,
-  enqueueActivityUpdate,
-  receivesActivityUpdates,
-} from './webhook-events.js';
+  type RateLimitDecision,
+  RateLimiter,
+  RateLimiterUnavailableError,
+  type RateLimitRule,
+} from './ports/rate-limiter.js';
+export {
+  type EcdsaStampCurve,
+  SignatureVerifier,
+  type StampCurve,
+} from './ports/signature-verifier.js';
+export {
+  type ActivityFilter,
+  type ActivityRepository,
+  type ApiKeyCredential,
+  type ApiKeyRepository,
+  addressKey,
+  type CredentialRelation,
+  type CredentialRepository,
+  type CredentialScope,
+  type NamedRecordRepository,
+  type OrganizationRepository,
+  type PageRequest,
+  type PolicyEvaluationRepository,
+  type PolicyRepository,
+  type PrivateKeyRepository,
+  type PrivateKeyTagRepository,
+  Store,
+  StoreConflictError,
+  type StoreTransaction,
+  StoreUnavailableError,
+  type UserRepository,
+  type UserTagRepository,
+  type WalletAccountRepository,
+  type WalletRepository,
+  type WebhookDeliveryRepository,
+  type WebhookEndpointRepository,
+} from './ports/store.js';
+export type { Principal } from './principal.js';
+export { QueryService, type QueryServiceDeps } from './query-service.js';
+export {
+  DEFAULT_RATE_LIMITS,
+  GCRA_SLACK_MS,
+  type GcraState,
+  type GcraStep,
+  gcra,
+  laneOfRoute,
+  type NormalizedRule,
+  normalizeRule,
+  type PrincipalCharge,
+  RateLimitedError,
+  type RateLimitLane,
+  type RateLimitOverrides,
+  type RateLimitRefusal,
+  type RateLimitRules,
+  type RateLimitScope,
+  RequestAdmission,
+  type RequestMeter,
+  rateLimitedMessage,
+  rateLimitRules,
+} from './rate-limit/index.js';
+export type {
+  ActivityRecord,
+  ApiKeyRecord,
+  OrganizationRecord,
+  PolicyEvaluationRecord,
+  PolicyOutcomeRecord,
+  PolicyRecord,
+  PrivateKeyRecord,
+  PrivateKeyTagRecord,
+  TagRecord,
+  UserRecord,
+  UserTagRecord,
+  VoteRecord,
+  WalletAccountRecord,
+  WalletRecord,
+  WebhookEndpointRecord,
+  WebhookSubscriptionRecord,
+} from './records.js';
+export type { IncomingRequest } from './signed-request.js';

@@ -12,6 +12,7 @@ import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
 import { type Store, StoreConflictError } from './ports/store.js';
 
+/** The root organization to create, and the API key of its root user. */
 export interface BootstrapInput {
   organizationName: string;
   rootUserName?: string;
@@ -20,6 +21,7 @@ export interface BootstrapInput {
   apiKeyName?: string;
 }
 
+/** The ids of the organization, its root user and their API key. */
 export interface BootstrapResult {
   organizationId: string;
   userId: string;

@@ -30,6 +30,7 @@ import type { RequestMeter } from './rate-limit/request-admission.js';
 import type { PolicyOutcomeRecord, PolicyRecord } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 
+/** What a PolicyExplainer runs on: the ports an ActivityService reads from, no vault. */
 export interface PolicyExplainerDeps {
   store: Store;
   verifier: SignatureVerifier;
@@ -87,6 +88,21 @@ class DryRunRollback extends Error {
 /** The vote's activity id: no activity exists, and none is created. */
 const NO_ACTIVITY = '';
 
+/**
+ * The dry run of submit's decision: which policies matched a would-be activity and what
+ * submit would decide, without storing anything.
+ *
+ * @example
+ * ```ts
+ * const explainer = new PolicyExplainer({
+ *   store,
+ *   verifier: nobleSignatureVerifier,
+ *   clock: systemClock,
+ *   ids: randomIds(),
+ * });
+ * const explanation = await explainer.explain({ headers, rawBody });
+ * ```
+ */
 export class PolicyExplainer {
   private readonly precheckSettings: PrecheckSettings;
 

@@ -9,6 +9,7 @@ import type { ApiKeyCredential, StoreTransaction } from './ports/store.js';
 import type { ApiKeyRecord, OrganizationRecord, UserRecord } from './records.js';
 import type { ApiKeyStamp } from './stamp.js';
 
+/** Who stamped a request: their API key, the user holding it, and where it was found. */
 export interface Principal {
   /** Where the credential lives: the target organization, or its parent. */
   organizationId: string;

@@ -14,6 +14,7 @@ import { QUERY_HANDLERS } from './queries/index.js';
 import type { RequestMeter } from './rate-limit/request-admission.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 
+/** What a QueryService runs on. Queries store nothing, so there is no vault and no Ids. */
 export interface QueryServiceDeps {
   store: Store;
   verifier: SignatureVerifier;
@@ -24,6 +25,19 @@ export interface QueryServiceDeps {
   };
 }
 
+/**
+ * Stamped reads (`/public/v1/query/<name>`).
+ *
+ * @example
+ * ```ts
+ * const queries = new QueryService({
+ *   store,
+ *   verifier: nobleSignatureVerifier,
+ *   clock: systemClock,
+ * });
+ * const { wallets } = await queries.query('list_wallets', { headers, rawBody });
+ * ```
+ */
 export class QueryService {
   constructor(private readonly deps: QueryServiceDeps) {}
 

@@ -9,6 +9,7 @@ import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { checkRawBodyBounds } from './raw-body-bounds.js';
 import { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';
 
+/** A request as the HTTP adapter hands it over: its headers and the raw body bytes, unparsed. */
 export interface IncomingRequest {
   headers: Readonly<Record<string, string | undefined>>;
   rawBody: Uint8Array;

@@ -7,11 +7,13 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 
 const randomBytes = (n: number) => globalThis.crypto.getRandomValues(new Uint8Array(n));
 
+/** The Ids port: where record ids come from. */
 export interface Ids {
   activityId(): string;
   uuid(): string;
 }
 
+/** The injection token of the Ids port. */
 export const Ids: unique symbol = Symbol.for('keyhold.Ids');
 
 /**

@@ -13,11 +13,13 @@
  * @module
  */
 
+/** The curves of API-key stamps. */
 export type StampCurve = 'p256' | 'secp256k1' | 'ed25519';
 
 /** The curves of ECDSA stamps. */
 export type EcdsaStampCurve = Exclude<StampCurve, 'ed25519'>;
 
+/** The SignatureVerifier port: verifies the signature of an API-key stamp. */
 export interface SignatureVerifier {
   /**
    * @param publicKey compressed SEC1 (33 bytes) or Ed25519 (32 bytes)
@@ -43,4 +45,5 @@ export interface SignatureVerifier {
   ): Promise<boolean>;
 }
 
+/** The injection token of the SignatureVerifier port. */
 export const SignatureVerifier: unique symbol = Symbol.for('keyhold.SignatureVerifier');
