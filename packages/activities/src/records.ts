@@ -22,6 +22,7 @@ import type {
   VoteSelection,
 } from '@keyhold/protocol';
 
+/** An organization (root or sub-organization) as stored. */
 export interface OrganizationRecord {
   organizationId: string;
   name: string;
@@ -32,6 +33,7 @@ export interface OrganizationRecord {
   updatedAt: number;
 }
 
+/** A user of an organization as stored, with its tags (as tag ids). */
 export interface UserRecord {
   organizationId: string;
   userId: string;
@@ -43,6 +45,7 @@ export interface UserRecord {
   updatedAt: number;
 }
 
+/** An API key of a user as stored: the public key that stamps the user's requests. */
 export interface ApiKeyRecord {
   organizationId: string;
   userId: string;
@@ -59,6 +62,7 @@ export interface ApiKeyRecord {
   updatedAt: number;
 }
 
+/** An HD wallet as stored; its seed only as the KeyVault sealed it. */
 export interface WalletRecord {
   organizationId: string;
   walletId: string;
@@ -71,6 +75,7 @@ export interface WalletRecord {
   updatedAt: number;
 }
 
+/** One derived account of a wallet as stored: its path, curve, address and public key. */
 export interface WalletAccountRecord {
   organizationId: string;
   walletId: string;
@@ -93,6 +98,7 @@ export interface WalletAccountRecord {
   updatedAt: number;
 }
 
+/** A standalone private key as stored; the key only as the KeyVault sealed it. */
 export interface PrivateKeyRecord {
   organizationId: string;
   privateKeyId: string;
@@ -109,6 +115,7 @@ export interface PrivateKeyRecord {
   updatedAt: number;
 }
 
+/** One vote (approval or rejection) on an activity. */
 export interface VoteRecord {
   id: string;
   activityId: string;
@@ -126,6 +133,7 @@ export interface VoteRecord {
   createdAt: number;
 }
 
+/** An activity as stored: its intent, status, votes and result. */
 export interface ActivityRecord {
   id: string;
   organizationId: string;
@@ -144,6 +152,7 @@ export interface ActivityRecord {
   updatedAt: number;
 }
 
+/** A policy of an organization as stored: effect, condition and consensus texts. */
 export interface PolicyRecord {
   organizationId: string;
   policyId: string;
@@ -172,7 +181,9 @@ export interface TagRecord {
   updatedAt: number;
 }
 
+/** A user tag. */
 export type UserTagRecord = TagRecord;
+/** A private-key tag. */
 export type PrivateKeyTagRecord = TagRecord;
 
 /** The outcome of one policy in one decision. */

@@ -31,11 +31,13 @@ export interface PageRequest {
   before?: string;
 }
 
+/** Which activities `ActivityRepository.list` returns. */
 export interface ActivityFilter {
   statuses?: readonly ActivityStatus[];
   types?: readonly ActivityType[];
 }
 
+/** Organizations and their sub-organizations. */
 export interface OrganizationRepository {
   get(organizationId: string): Promise<OrganizationRecord | undefined>;
   insert(record: OrganizationRecord): Promise<void>;
@@ -53,6 +55,7 @@ export interface OrganizationRepository {
   delete(organizationId: string): Promise<void>;
 }
 
+/** The users of an organization. */
 export interface UserRepository {
   get(organizationId: string, userId: string): Promise<UserRecord | undefined>;
   /**
@@ -67,6 +70,7 @@ export interface UserRepository {
   delete(organizationId: string, userId: string): Promise<void>;
 }
 
+/** The API keys of users. */
 export interface ApiKeyRepository {
   get(organizationId: string, apiKeyId: string): Promise<ApiKeyRecord | undefined>;
   listByUser(organizationId: string, userId: string): Promise<ApiKeyRecord[]>;
@@ -116,6 +120,7 @@ export interface CredentialRepository {
   findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]>;
 }
 
+/** HD wallets. */
 export interface WalletRepository {
   get(organizationId: string, walletId: string): Promise<WalletRecord | undefined>;
   list(organizationId: string): Promise<WalletRecord[]>;
@@ -125,6 +130,7 @@ export interface WalletRepository {
   delete(organizationId: string, walletId: string): Promise<void>;
 }
 
+/** The derived accounts of wallets. */
 export interface WalletAccountRepository {
   /** Accounts of an organization (or one wallet), in creation order. */
   list(
@@ -153,6 +159,7 @@ export interface WalletAccountRepository {
   deleteByWallet(organizationId: string, walletId: string): Promise<void>;
 }
 
+/** Standalone private keys. */
 export interface PrivateKeyRepository {
   get(organizationId: string, privateKeyId: string): Promise<PrivateKeyRecord | undefined>;
   list(organizationId: string): Promise<PrivateKeyRecord[]>;
@@ -163,6 +170,7 @@ export interface PrivateKeyRepository {
   delete(organizationId: string, privateKeyId: string): Promise<void>;
 }
 
+/** Activities and their votes. */
 export interface ActivityRepository {
   get(organizationId: string, activityId: string): Promise<ActivityRecord | undefined>;
   /**
@@ -197,10 +205,14 @@ export interface NamedRecordRepository<R> {
   delete(organizationId: string, id: string): Promise<void>;
 }
 
+/** Policies, unique by name in an organization. */
 export type PolicyRepository = NamedRecordRepository<PolicyRecord>;
+/** User tags, unique by name in an organization. */
 export type UserTagRepository = NamedRecordRepository<TagRecord>;
+/** Private-key tags, unique by name in an organization. */
 export type PrivateKeyTagRepository = NamedRecordRepository<TagRecord>;
 
+/** The recorded decisions on activities, one per vote. */
 export interface PolicyEvaluationRepository {
   /** The evaluations of one activity, oldest first (createdAt, ties in insertion order). */
   listByActivity(organizationId: string, activityId: string): Promise<PolicyEvaluationRecord[]>;
@@ -247,6 +259,7 @@ export interface StoreTransaction {
   readonly webhookDeliveries: WebhookDeliveryRepository;
 }
 
+/** The Store port: the repositories, reached through one transaction at a time. */
 export interface Store {
   /** Runs `work` atomically: all of its writes commit, or none do if it throws. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
