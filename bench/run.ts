@@ -1,40 +1,17 @@
-/**
- * `pnpm bench`: what a signature costs, bare and end to end, on every store.
- *
- * (a) Bare: one op = ONE P-256 stamp verification through `createOpenSslSignatureVerifier()`
- *     (what the server uses) then ONE recoverable secp256k1 signature with noble
- *     (`sign(digest, key, {prehash:false, format:'recovered'})`, as the software vault does),
- *     sequentially. That is the cryptographic floor of one sign_raw_payload request.
- * (b) End to end, once per store, in this order and in the same run: memory, PGlite (a fresh
- *     data directory, as `keyhold serve --data`), Postgres (a fresh database, as
- *     `keyhold serve --postgres`). Stamped sign_raw_payload (V2, HEXADECIMAL + NO_OP, an
- *     Ethereum wallet account) requests against an Express Keyhold server in a CHILD process
- *     (bench/server.ts), over keep-alive HTTP at a fixed concurrency. Every body is stamped
- *     BEFORE the timed window (each with its own timestampMs and digest, so each is a new
- *     activity): client-side signing is not measured. Every response must be 200 with an
- *     activity COMPLETED; anything else counts as a failure.
- * Then: each store's e2e req/s, its ratio to memory, and its ratio e2e / bare.
- *
- * Knobs (environment): BENCH_STORES (memory,pglite,postgres), BENCH_CONCURRENCY (16),
- * BENCH_REQUESTS (10000, the cap on timed requests per store), BENCH_SECONDS (12, the cap on
- * each store's timed window), BENCH_BARE_SECONDS (4), BENCH_POSTGRES_URL
- * (postgres://postgres@127.0.0.1:5432/test: where to create, and afterwards drop, the bench's
- * own database; without a reachable Postgres that store is skipped with a message). Loops are
- * bounded; 127.0.0.1 only.
- * @module
- */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createRequire } from 'node:module';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
 import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import {
+  type ChildStore,
+  POSTGRES_URL,
+  percentile,
+  prepareChildStore,
+  startChildServer,
+  stopChild,
+} from './bench-server.js';
 
 const env = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -46,7 +23,6 @@ const REQUESTS = Math.floor(env('BENCH_REQUESTS', 10_000));
 const E2E_SECONDS = env('BENCH_SECONDS', 12);
 const BARE_SECONDS = env('BENCH_BARE_SECONDS', 4);
 const WARMUP_REQUESTS = 300;
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STORE_NAMES = ['memory', 'pglite', 'postgres'] as const;
 type StoreName = (typeof STORE_NAMES)[number];
 const STORES = (process.env.BENCH_STORES ?? STORE_NAMES.join(','))
@@ -58,18 +34,11 @@ for (const store of STORES) {
     throw new Error(`BENCH_STORES: unknown store "${store}" (use ${STORE_NAMES.join(', ')})`);
   }
 }
-const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 const nowNs = () => process.hrtime.bigint();
 const msSince = (start: bigint) => Number(nowNs() - start) / 1e6;
 const fmt = (n: number, digits = 0) =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
 
 // ---------------------------------------------------------------------------------------
 // (a) Bare cost
@@ -165,12 +134,6 @@ async function bareCost(): Promise<BareResult> {
 // ---------------------------------------------------------------------------------------
 // (b) End to end
 
-interface ServerInfo {
-  url: string;
-  organizationId: string;
-  userId: string;
-}
-
 interface Prepared {
   body: Buffer;
   stamp: string;
@@ -181,61 +144,9 @@ interface Response {
   body: string;
 }
 
-/** How bench/server.ts opens a store (its second argument), and the environment it needs. */
-interface StoreSpec {
+/** A store for bench/server.ts, and which one it is. */
+interface StoreSpec extends ChildStore {
   name: StoreName;
-  arg: string;
-  env: Record<string, string>;
-  /** Releases what was made for it (a data directory, a database). */
-  dispose(): Promise<void>;
-}
-
-function startChildServer(
-  apiPublicKey: string,
-  store: StoreSpec,
-): Promise<{ child: ChildProcess; info: ServerInfo }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--conditions=keyhold-source',
-      join(ROOT, 'bench/server.ts'),
-      apiPublicKey,
-      store.arg,
-    ],
-    {
-      cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...store.env },
-    },
-  );
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('the bench server did not start within 60 s')),
-      60_000,
-    );
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the bench server exited early (code ${code})`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve({ child, info: JSON.parse(line) as ServerInfo });
-    });
-  });
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.removeAllListeners('exit');
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timeout = new Promise<'timeout'>((resolve) =>
-    setTimeout(() => resolve('timeout'), 5_000).unref(),
-  );
-  if ((await Promise.race([exited, timeout])) === 'timeout') {
-    child.kill('SIGKILL');
-    await exited;
-  }
 }
 
 function post(
@@ -464,7 +375,7 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
     };
   } finally {
     agent.destroy();
-    await stopChild(child);
+    await stopChild(child, 5_000);
   }
 }
 
@@ -493,57 +404,13 @@ async function accountPublicKey(
 // ---------------------------------------------------------------------------------------
 // The stores
 
-/** `pg`, from the SQL adapter's dependencies (the workspace root does not depend on it). */
-interface PgClient {
-  connect(): Promise<unknown>;
-  query(text: string): Promise<unknown>;
-  end(): Promise<void>;
-}
-const pg = createRequire(join(ROOT, 'adapters/store-postgres/package.json'))('pg') as {
-  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient;
-};
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
-  try {
-    await client.connect();
-    await client.query(sql);
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
 /** The store's spec, or a reason it cannot run here. */
 async function prepareStore(name: StoreName): Promise<StoreSpec | string> {
-  switch (name) {
-    case 'memory':
-      return { name, arg: 'memory', env: {}, dispose: async () => {} };
-    case 'pglite': {
-      const dir = mkdtempSync(join(tmpdir(), 'keyhold-bench-'));
-      return {
-        name,
-        arg: `data:${dir}`,
-        env: {},
-        dispose: async () => rmSync(dir, { recursive: true, force: true }),
-      };
-    }
-    case 'postgres': {
-      // A database of its own: the CLI's --postgres uses the `public` schema of its URL.
-      const database = `keyhold_bench_${process.pid}_${randomBytes(4).toString('hex')}`;
-      try {
-        await adminQuery(`CREATE DATABASE "${database}"`);
-      } catch (error) {
-        return `Postgres at ${new URL(POSTGRES_URL).host} is unreachable (${error instanceof Error ? error.message : String(error)}); set BENCH_POSTGRES_URL`;
-      }
-      const url = new URL(POSTGRES_URL);
-      url.pathname = `/${database}`;
-      return {
-        name,
-        arg: `postgres:${url}`,
-        env: { KEYHOLD_MASTER_KEY: randomBytes(32).toString('hex') },
-        dispose: () => adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
-      };
-    }
+  try {
+    return { name, ...(await prepareChildStore(name, 'keyhold-bench')) };
+  } catch (error) {
+    if (name !== 'postgres') throw error;
+    return `Postgres at ${new URL(POSTGRES_URL).host} is unreachable (${error instanceof Error ? error.message : String(error)}); set BENCH_POSTGRES_URL`;
   }
 }
 

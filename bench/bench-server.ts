@@ -1,0 +1,140 @@
+/**
+ * What the end-to-end benches share: a `bench/server.ts` child process on a store (started,
+ * its listening line read, stopped), a Postgres database of its own, and percentiles.
+ * @module
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const POSTGRES_URL =
+  process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The `p`th percentile (nearest rank) of `values`; NaN when empty. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+/** How bench/server.ts opens a store (its second argument), and the environment it needs. */
+export interface ChildStore {
+  arg: string;
+  env: Record<string, string>;
+  /** Releases what was made for it (a data directory, a database). */
+  dispose(): Promise<void>;
+}
+
+/** The listening line of bench/server.ts. */
+export interface ServerInfo {
+  url: string;
+  organizationId: string;
+  userId: string;
+}
+
+/** `pg`, from the SQL adapter's dependencies (the workspace root does not depend on it). */
+interface PgClient {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  end(): Promise<void>;
+}
+const pg = createRequire(join(ROOT, 'adapters/store-postgres/package.json'))('pg') as {
+  Client: new (config: { connectionString: string; connectionTimeoutMillis?: number }) => PgClient;
+};
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+    await client.query(sql);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * A store for bench/server.ts: in memory, a fresh PGlite directory, or a fresh Postgres
+ * database at BENCH_POSTGRES_URL (the CLI's --postgres uses the `public` schema of its URL).
+ * @throws when Postgres cannot be reached
+ */
+export async function prepareChildStore(
+  kind: 'memory' | 'pglite' | 'postgres',
+  prefix: string,
+): Promise<ChildStore> {
+  if (kind === 'memory') return { arg: 'memory', env: {}, dispose: async () => {} };
+  if (kind === 'pglite') {
+    const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+    return {
+      arg: `data:${dir}`,
+      env: {},
+      dispose: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const database = `${prefix.replaceAll('-', '_')}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`CREATE DATABASE "${database}"`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${database}`;
+  return {
+    arg: `postgres:${url}`,
+    env: { KEYHOLD_MASTER_KEY: randomBytes(32).toString('hex') },
+    dispose: () => adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
+  };
+}
+
+/** Starts bench/server.ts on `store` and resolves with its listening line (60 s at most). */
+export function startChildServer(
+  apiPublicKey: string,
+  store: ChildStore,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--conditions=keyhold-source',
+      join(ROOT, 'bench/server.ts'),
+      apiPublicKey,
+      store.arg,
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...store.env, ...env },
+    },
+  );
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error('the bench server did not start within 60 s')),
+      60_000,
+    );
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the bench server exited early (code ${code})`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve({ child, info: JSON.parse(line) as ServerInfo });
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL if the child has not exited after `graceMs`. */
+export async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.removeAllListeners('exit');
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timeout = new Promise<'timeout'>((resolve) =>
+    setTimeout(() => resolve('timeout'), graceMs).unref(),
+  );
+  if ((await Promise.race([exited, timeout])) === 'timeout') {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
