@@ -23,8 +23,7 @@ import {
   type CryptoWorkPool,
   compressPublicKey,
   type DerivationRequest,
-  deriveFromSeedPlaintextIn,
-  deriveManyFromSeedPlaintextIn,
+  deriveFromSealedSeedIn,
   inlineCryptoWorkPool,
   isSeedPlaintextLength,
   type KeyVault,
@@ -32,7 +31,6 @@ import {
   mnemonicEntropyLength,
   mnemonicOfSeedPlaintext,
   mnemonicToEntropy,
-  parseDerivationPath,
   publicKeyFromPrivateKey,
   type RawSignature,
   type SealedSecret,
@@ -230,41 +228,21 @@ export class Pkcs11KeyVault implements KeyVault {
   }
 
   async deriveKey(seed: SealedSecret, curve: Curve, path: string): Promise<VaultKey> {
-    assertCurve(curve);
-    parseDerivationPath(path, curve); // refuse a bad path before touching the secret
-    const plaintext = this.#openSeed(seed);
-    let derived: Promise<VaultKey>;
-    try {
-      // The job gets a copy of the BIP39 seed; this plaintext is zeroed before it runs.
-      derived = deriveFromSeedPlaintextIn(this.#pool, plaintext, curve, path, (priv, pub) =>
-        this.#wrapKey(curve, priv, pub),
-      );
-    } finally {
-      plaintext.fill(0);
-    }
-    return derived;
+    const [key] = await this.deriveKeys(seed, [{ curve, path }]);
+    return key as VaultKey;
   }
 
   async deriveKeys(
     seed: SealedSecret,
     requests: readonly DerivationRequest[],
   ): Promise<VaultKey[]> {
-    for (const { curve, path } of requests) {
-      assertCurve(curve);
-      parseDerivationPath(path, curve); // refuse a bad path before touching the secret
-    }
-    if (requests.length === 0) return [];
-    const plaintext = this.#openSeed(seed);
-    let derived: Promise<VaultKey[]>;
-    try {
-      // One job for every path, with a copy of the BIP39 seed; this plaintext is zeroed now.
-      derived = deriveManyFromSeedPlaintextIn(this.#pool, plaintext, requests, (curve, priv, pub) =>
-        this.#wrapKey(curve, priv, pub),
-      );
-    } finally {
-      plaintext.fill(0);
-    }
-    return derived;
+    // Paths are checked before the seed is opened; the job gets a copy of its BIP39 seed.
+    return deriveFromSealedSeedIn(
+      this.#pool,
+      () => this.#openSeed(seed),
+      requests,
+      (curve, priv, pub) => this.#wrapKey(curve, priv, pub),
+    );
   }
 
   async createKey(curve: Curve): Promise<VaultKey> {

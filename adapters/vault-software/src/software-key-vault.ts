@@ -23,15 +23,13 @@ import {
   assertTaprootRequest,
   type CryptoWorkPool,
   type DerivationRequest,
-  deriveFromSeedPlaintextIn,
-  deriveManyFromSeedPlaintextIn,
+  deriveFromSealedSeedIn,
   inlineCryptoWorkPool,
   type KeyVault,
   keyPlaintext,
   mnemonicEntropyLength,
   mnemonicOfSeedPlaintext,
   mnemonicToEntropy,
-  parseDerivationPath,
   publicKeyFromPrivateKey,
   type RawSignature,
   type SealedSecret,
@@ -103,41 +101,21 @@ export class SoftwareKeyVault implements KeyVault {
   }
 
   async deriveKey(seed: SealedSecret, curve: Curve, path: string): Promise<VaultKey> {
-    assertCurve(curve);
-    parseDerivationPath(path, curve); // refuse a bad path before touching the secret
-    const plaintext = open(this.#masterKey, SEED_PURPOSE, seed);
-    let derived: Promise<VaultKey>;
-    try {
-      // The job gets a copy of the BIP39 seed; this plaintext is zeroed before it runs.
-      derived = deriveFromSeedPlaintextIn(this.#pool, plaintext, curve, path, (priv, pub) =>
-        this.#sealKey(curve, priv, pub),
-      );
-    } finally {
-      plaintext.fill(0);
-    }
-    return derived;
+    const [key] = await this.deriveKeys(seed, [{ curve, path }]);
+    return key as VaultKey;
   }
 
   async deriveKeys(
     seed: SealedSecret,
     requests: readonly DerivationRequest[],
   ): Promise<VaultKey[]> {
-    for (const { curve, path } of requests) {
-      assertCurve(curve);
-      parseDerivationPath(path, curve); // refuse a bad path before touching the secret
-    }
-    if (requests.length === 0) return [];
-    const plaintext = open(this.#masterKey, SEED_PURPOSE, seed);
-    let derived: Promise<VaultKey[]>;
-    try {
-      // One job for every path, with a copy of the BIP39 seed; this plaintext is zeroed now.
-      derived = deriveManyFromSeedPlaintextIn(this.#pool, plaintext, requests, (curve, priv, pub) =>
-        this.#sealKey(curve, priv, pub),
-      );
-    } finally {
-      plaintext.fill(0);
-    }
-    return derived;
+    // Paths are checked before the seed is opened; the job gets a copy of its BIP39 seed.
+    return deriveFromSealedSeedIn(
+      this.#pool,
+      () => open(this.#masterKey, SEED_PURPOSE, seed),
+      requests,
+      (curve, priv, pub) => this.#sealKey(curve, priv, pub),
+    );
   }
 
   async createKey(curve: Curve): Promise<VaultKey> {

@@ -142,9 +142,8 @@ export {
 } from './typed-data.js';
 export {
   BIP39_SEED_LENGTH,
+  deriveFromSealedSeedIn,
   deriveFromSeedPlaintext,
-  deriveFromSeedPlaintextIn,
-  deriveManyFromSeedPlaintextIn,
   isSeedPlaintextLength,
   keyPlaintext,
   mnemonicOfSeedPlaintext,

@@ -12,6 +12,8 @@
  */
 import type { Curve } from '@keyhold/protocol';
 import type { CryptoWorkPool } from './crypto-work-pool.js';
+import { assertCurve } from './curves.js';
+import { parseDerivationPath } from './derivation-path.js';
 import { deriveKeyFromSeed } from './hd-derivation.js';
 import type { DerivationRequest } from './hd-derivation-batch.js';
 import type { RawSignature } from './key-vault.js';
@@ -93,51 +95,44 @@ export function keyPlaintext(privateKey: Uint8Array, publicKey: Uint8Array): Uin
 }
 
 /**
- * `deriveFromSeedPlaintext` through a CryptoWorkPool: only a copy of the 64-byte BIP39 seed
- * goes to the `deriveKey` job (which consumes it), so the caller may zero `plaintext` as soon
- * as this returns its promise; the derived private key is zeroed when `seal` returns.
+ * Keys derived from a sealed wallet seed through a CryptoWorkPool — what a vault's `deriveKey`
+ * and `deriveKeys` do: every (curve, path) is checked before the secret is touched, the seed
+ * is opened (`openSeed`), only a copy of its 64-byte BIP39 seed goes to the job (one
+ * `deriveKey` job for one path, one `deriveKeys` job for several), and the opened plaintext
+ * is zeroed before the job runs. Each derived private key is zeroed when its `seal` returns,
+ * and all of them if one `seal` throws.
+ * @throws KeyholdError for an unknown curve or a bad path, before `openSeed` is called
  * @example
- * let pending;
- * try { pending = deriveFromSeedPlaintextIn(pool, plaintext, curve, path, sealKey); } finally { plaintext.fill(0); }
- * return pending;
+ * deriveFromSealedSeedIn(pool, () => open(masterKey, seed), requests, (curve, priv, pub) =>
+ *   sealKey(curve, priv, pub),
+ * );
  */
-export async function deriveFromSeedPlaintextIn<T>(
+export async function deriveFromSealedSeedIn<T>(
   pool: CryptoWorkPool,
-  plaintext: Uint8Array,
-  curve: Curve,
-  path: string,
-  seal: (privateKey: Uint8Array, publicKey: Uint8Array) => T,
-): Promise<T> {
-  const seed = copyOf(plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH));
-  const { privateKey, publicKey } = await pool.run('deriveKey', { seed, curve, path });
-  try {
-    return seal(privateKey, publicKey);
-  } finally {
-    privateKey.fill(0);
-  }
-}
-
-/**
- * Many keys of one opened seed plaintext through a CryptoWorkPool, in one `deriveKeys` job (a
- * copy of the 64-byte BIP39 seed goes to it; the caller may zero `plaintext` once this returns
- * its promise). Each derived private key is zeroed when its `seal` returns, and all of them if
- * one `seal` throws.
- * @example
- * let pending;
- * try { pending = deriveManyFromSeedPlaintextIn(pool, plaintext, requests, sealKey); } finally { plaintext.fill(0); }
- * return pending;
- */
-export async function deriveManyFromSeedPlaintextIn<T>(
-  pool: CryptoWorkPool,
-  plaintext: Uint8Array,
+  openSeed: () => Uint8Array,
   requests: readonly DerivationRequest[],
   seal: (curve: Curve, privateKey: Uint8Array, publicKey: Uint8Array) => T,
 ): Promise<T[]> {
-  const seed = copyOf(plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH));
-  const keys = await pool.run('deriveKeys', {
-    seed,
-    requests: requests.map(({ curve, path }) => ({ curve, path })),
-  });
+  for (const { curve, path } of requests) {
+    assertCurve(curve);
+    parseDerivationPath(path, curve);
+  }
+  if (requests.length === 0) return [];
+  const plaintext = openSeed();
+  let seed: Uint8Array;
+  try {
+    seed = copyOf(plaintext.subarray(plaintext.length - BIP39_SEED_LENGTH));
+  } finally {
+    plaintext.fill(0);
+  }
+  const [only] = requests;
+  const keys =
+    requests.length === 1 && only
+      ? [await pool.run('deriveKey', { seed, curve: only.curve, path: only.path })]
+      : await pool.run('deriveKeys', {
+          seed,
+          requests: requests.map(({ curve, path }) => ({ curve, path })),
+        });
   try {
     return keys.map(({ privateKey, publicKey }, i) =>
       seal((requests[i] as DerivationRequest).curve, privateKey, publicKey),
