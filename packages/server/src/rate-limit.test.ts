@@ -87,6 +87,16 @@ const createWallet = (organizationId: string, walletName: string, accounts = 0) 
   organizationId,
   parameters: { walletName, accounts: ethereumAccounts(accounts) },
 });
+/** Submits CREATE_WALLET with `accounts` accounts, asking for problem details. */
+const walletCreator =
+  (url: string, organizationId: string, key: ApiKeyPair) => (name: string, accounts: number) =>
+    post(
+      url,
+      '/public/v1/submit/create_wallet',
+      createWallet(organizationId, name, accounts),
+      key,
+      { accept: PROBLEM },
+    );
 
 /**
  * A POST sent from `localAddress` (any 127.0.0.x reaches the loopback listener), so the
@@ -597,14 +607,7 @@ describe.each(LIMITERS)('rate limits after authentication (%s)', (_name, newLimi
     const { server, key, organizationId } = await serve(newLimiter(), {
       chain_expensive: { user: false, organization: { limit: 150, periodMs: 1_500_000 } },
     });
-    const wallet = (name: string, accounts: number) =>
-      post(
-        server.url,
-        '/public/v1/submit/create_wallet',
-        createWallet(organizationId, name, accounts),
-        key,
-        { accept: PROBLEM },
-      );
+    const wallet = walletCreator(server.url, organizationId, key);
 
     const hundred = await wallet('hundred', 100);
     expect(hundred.status).toBe(200);
@@ -631,14 +634,7 @@ describe.each(LIMITERS)('rate limits after authentication (%s)', (_name, newLimi
     const { server, key, organizationId } = await serve(newLimiter(), {
       chain_expensive: { user: false, organization: { limit: 60, periodMs: 60_000 } },
     });
-    const wallet = (name: string, accounts: number) =>
-      post(
-        server.url,
-        '/public/v1/submit/create_wallet',
-        createWallet(organizationId, name, accounts),
-        key,
-        { accept: PROBLEM },
-      );
+    const wallet = walletCreator(server.url, organizationId, key);
     const big = await wallet('big', 100);
     expect(big.status).toBe(200);
     expect(big.headers.get('ratelimit-remaining')).toBe('0');
