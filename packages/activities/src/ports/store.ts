@@ -102,6 +102,11 @@ export interface ApiKeyCredential {
   apiKey: ApiKeyRecord;
   /** Undefined when no such user exists in the key's organization (a user deleted alone). */
   user?: UserRecord;
+  /**
+   * Every API key of that user, in creation order (what a vote records of its voter), read in
+   * the same lookup so authenticating and voting cost one round trip; absent with `user`.
+   */
+  userApiKeys?: ApiKeyRecord[];
 }
 
 /**
@@ -114,7 +119,8 @@ export interface CredentialRepository {
    * The API keys with this public key in the scope, unfiltered (expired ones too: the caller
    * decides what authenticates): the organization's, then the parent's, then at most two of its
    * sub-organizations' (by `createdAt`, ties by organization id) — enough to tell one holder
-   * from several. Each key appears once, under the first of those relations that applies.
+   * from several. Each key appears once, under the first of those relations that applies, with
+   * its user and that user's API keys.
    * Reads what this transaction wrote.
    */
   findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]>;
@@ -257,6 +263,13 @@ export interface StoreTransaction {
   readonly policyEvaluations: PolicyEvaluationRepository;
   readonly webhookEndpoints: WebhookEndpointRepository;
   readonly webhookDeliveries: WebhookDeliveryRepository;
+  /**
+   * Runs `work` so that, when it throws, every write it made is undone and the transaction
+   * goes on (a SQL `SAVEPOINT`); then rethrows. A failed handler's writes roll back this way
+   * while the FAILED activity is stored in the same transaction. Savepoints nest. What `work`
+   * reads or locks stays read or locked.
+   */
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */
