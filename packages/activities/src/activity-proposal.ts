@@ -9,6 +9,7 @@ import {
   ACTIVITY_TYPES,
   type ActivityDefinition,
   activityDefinitionsAt,
+  isKeyholdError,
   KeyholdError,
   submitPathOf,
   type VoteSelection,
@@ -101,9 +102,38 @@ export interface Proposal {
  */
 export function checkProposal(proposal: Proposal, settings: PrecheckSettings): void {
   const { definition, parameters, handler, organization, principal } = proposal;
+  checkIntent(definition, parameters, handler, settings);
+  requireSameOrganization(principal, organization);
+}
+
+/**
+ * The checks of a proposal that need no state — its intent schema and the handler's precheck —
+ * so they can run before the transaction opens.
+ * @throws KeyholdError the refusal submit answers with
+ */
+export function checkIntent(
+  definition: ActivityDefinition,
+  parameters: Record<string, unknown>,
+  handler: ActivityHandler,
+  settings: PrecheckSettings,
+): void {
   validateIntent(definition.type, parameters);
   handler.precheck?.(parameters, definition, settings);
-  requireSameOrganization(principal, organization);
+}
+
+/**
+ * What `check` throws, kept to be thrown later: the stateless checks run before the
+ * transaction, but their refusal must come where it always came, after authentication and
+ * the liveness check (the conformance suite pins which refusal wins).
+ */
+export function refusalOf(check: () => void): KeyholdError | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (isKeyholdError(error)) return error;
+    throw error;
+  }
 }
 
 /**
@@ -119,7 +149,9 @@ export async function voteRecordOf(
   selection: VoteSelection,
   now: number,
 ): Promise<VoteRecord> {
-  const keys = await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId);
+  const keys =
+    principal.userApiKeys ??
+    (await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId));
   return {
     id: ids.uuid(),
     activityId,

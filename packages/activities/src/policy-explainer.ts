@@ -10,9 +10,11 @@
  * window) and its fingerprint (a body already submitted answers with its stored activity).
  * @module
  */
+
 import type { Effect, Outcome } from '@keyhold/protocol';
 import { KeyholdError, VOTE_KINDS, validateEnvelope } from '@keyhold/protocol';
 import { checkProposal, definitionOfType, handlerOf, voteRecordOf } from './activity-proposal.js';
+import { ActivityScope } from './activity-scope.js';
 import { requireOrganization } from './activity-service.js';
 import {
   type ActivityDecision,
@@ -161,7 +163,7 @@ export class PolicyExplainer {
           now,
         );
         const decision = await decide(
-          tx,
+          new ActivityScope(tx, organization.organizationId),
           { organization, definition, parameters, votes: [vote] },
           now,
         );

@@ -16,6 +16,8 @@ export interface Principal {
   user: UserRecord;
   apiKey: ApiKeyRecord;
   stamp: ApiKeyStamp;
+  /** Every API key of `user`, when the credential lookup returned them (a vote records them). */
+  userApiKeys?: readonly ApiKeyRecord[];
 }
 
 /**
@@ -84,12 +86,18 @@ function principalOf(
   now: number,
 ): Principal {
   if (!credential) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
-  const { apiKey, user } = credential;
+  const { apiKey, user, userApiKeys } = credential;
   // A key registered for one curve never authenticates a stamp made with another scheme.
   if (apiKey.curve !== stamp.apiKeyCurve) throw new KeyholdError('API_KEY_SIGNATURE_INVALID');
   if (apiKey.expiresAt !== undefined && apiKey.expiresAt <= now) {
     throw new KeyholdError('EXPIRED_API_KEY');
   }
   if (!user) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
-  return { organizationId: apiKey.organizationId, user, apiKey, stamp };
+  return {
+    organizationId: apiKey.organizationId,
+    user,
+    apiKey,
+    stamp,
+    ...(userApiKeys ? { userApiKeys } : {}),
+  };
 }

@@ -150,6 +150,11 @@ export interface SignTransactionRequest {
    * a PSBT. Without it an owned Taproot input is TRANSACTION_INPUT_NOT_SIGNABLE.
    */
   readonly signSchnorr?: SchnorrSigner;
+  /**
+   * `parseTransaction(type, unsignedTransaction)` when the caller already has it (the policy
+   * layer parsed it to decide), so the bytes are decoded once. It is read, never changed.
+   */
+  readonly parsed?: ParsedTransaction;
 }
 
 /**
@@ -171,7 +176,7 @@ export async function signTransaction(
   request: SignTransactionRequest,
 ): Promise<{ signedTransaction: string }> {
   const { type, unsignedTransaction, curve, sign, signSchnorr } = request;
-  const parsed = parseTransaction(type, unsignedTransaction);
+  const parsed = request.parsed ?? parseTransaction(type, unsignedTransaction);
   assertCurve(curve);
   const expected = TRANSACTION_CURVES[type as SupportedTransactionType];
   if (curve !== expected) {
