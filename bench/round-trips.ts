@@ -186,9 +186,9 @@ await measure('memory (repository calls)', memory, {
 
 // PGlite as `createPgliteStore` opens it in memory: the session keeps the schema's search_path.
 const requireFromStore = createRequire(join(ROOT, 'adapters/store-postgres/package.json'));
-const { PGlite } = (await import(
-  requireFromStore.resolve('@electric-sql/pglite')
-)) as typeof import('@electric-sql/pglite');
+const { PGlite } = (await import(requireFromStore.resolve('@electric-sql/pglite'))) as {
+  PGlite: { create(): Promise<ConstructorParameters<typeof PgliteDriver>[0]> };
+};
 const db = await PGlite.create();
 await db.exec('SET search_path TO public');
 const pglite = new CountingDriver(new PgliteDriver(db, 'public', () => db.close(), true), 2);

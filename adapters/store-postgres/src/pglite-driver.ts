@@ -205,7 +205,11 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
   // A PGlite opened here is used by this store alone: its session keeps the schema's path.
   const owned = !options.pglite;
   if (owned) await db.exec(`SET search_path TO ${quoteSchema(schema)}`);
-  const driver = new PgliteDriver(db, schema, release, owned);
+  return migratedStore(new PgliteDriver(db, schema, release, owned), schema);
+}
+
+/** The store over `driver` once pending migrations ran; the driver closed if they failed. */
+async function migratedStore(driver: SqlDriver, schema: string): Promise<SqlStore> {
   try {
     await runMigrations(driver, { schema });
   } catch (error) {
@@ -244,11 +248,5 @@ async function openInWorker(dataDir: string | undefined, schema: string): Promis
     unlock();
     throw dir === undefined ? error : damaged(dir, error);
   }
-  try {
-    await runMigrations(driver, { schema });
-  } catch (error) {
-    await driver.close().catch(() => {});
-    throw error;
-  }
-  return new SqlStore(driver);
+  return migratedStore(driver, schema);
 }
