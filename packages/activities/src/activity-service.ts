@@ -360,7 +360,7 @@ export class ActivityService {
         }
         this.checkLiveness(s.body.timestampMs as string, now);
         if (target.status !== CONSENSUS_NEEDED) {
-          throw new KeyholdError('ACTIVITY_NOT_AWAITING_CONSENSUS', {
+          throw new KeyholdError('ACTIVITY_FINISHED', {
             activityId: target.id,
             status: target.status,
           });
@@ -395,7 +395,7 @@ export class ActivityService {
         const definition = activityDefinitionOf(target.type);
         const handler = definition && ACTIVITY_HANDLERS[definition.kind];
         if (!definition || !handler) {
-          throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: target.type });
+          throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: target.type });
         }
         const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
         target.votes.push(vote);
@@ -584,7 +584,7 @@ export class ActivityService {
   private checkLiveness(timestampMs: string, now: number): void {
     const ts = Number(timestampMs);
     if (!Number.isSafeInteger(ts) || Math.abs(now - ts) > this.tolerance) {
-      throw new KeyholdError('TIMESTAMP_OUTSIDE_WINDOW', {
+      throw new KeyholdError('TIMESTAMP_INVALID', {
         field: '/timestampMs',
         serverTimeMs: String(now),
         toleranceMs: this.tolerance,

@@ -25,7 +25,7 @@ export const ERROR_DETAIL_TYPE = 'type.googleapis.com/keyhold.v1.ErrorDetail';
 /**
  * A refusal with a catalogue message.
  * @example
- * throw new KeyholdError('BAD_REQUEST_BODY', { field: 'parameters' });
+ * throw new KeyholdError('REQUEST_INVALID', { field: 'parameters' });
  */
 export class KeyholdError extends Error {
   readonly key: MessageKey;

@@ -31,7 +31,7 @@ const { INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, INTERNA
 /** The catalogue. Keys are stable; `message` texts are the spec's. */
 export const Messages = {
   // Request shape
-  BAD_REQUEST_BODY: e(INVALID_ARGUMENT, 'REQUEST_INVALID', 'bad request body'),
+  REQUEST_INVALID: e(INVALID_ARGUMENT, 'REQUEST_INVALID', 'bad request body'),
   /**
    * A member the schema of the envelope or of the activity's parameters does not list; the
    * refusal names it (`unknown field: /parameters/x`). Nothing is stored.
@@ -39,7 +39,7 @@ export const Messages = {
   UNKNOWN_FIELD: e(INVALID_ARGUMENT, 'UNKNOWN_FIELD', 'unknown field'),
   /** A member named twice in one object (`duplicate field: /parameters/x`), as protobuf JSON refuses it. */
   DUPLICATE_FIELD: e(INVALID_ARGUMENT, 'DUPLICATE_FIELD', 'duplicate field'),
-  MALFORMED_ORGANIZATION_ID: e(
+  INVALID_ORGANIZATION_ID: e(
     INVALID_ARGUMENT,
     'INVALID_ORGANIZATION_ID',
     'malformed organization ID provided',
@@ -49,14 +49,14 @@ export const Messages = {
     'ORGANIZATION_NOT_FOUND',
     'no organization found with the given ID',
   ),
-  NOT_FOUND_ROUTE: e(NOT_FOUND, 'NOT_FOUND', 'not found'),
+  NOT_FOUND: e(NOT_FOUND, 'NOT_FOUND', 'not found'),
   METHOD_NOT_ALLOWED: e(StatusCode.UNIMPLEMENTED, 'METHOD_NOT_ALLOWED', 'method not allowed', 405),
-  ACTIVITY_TYPE_NOT_SUPPORTED: e(
+  UNSUPPORTED_ACTIVITY_TYPE: e(
     StatusCode.UNIMPLEMENTED,
     'UNSUPPORTED_ACTIVITY_TYPE',
     'activity type not supported',
   ),
-  QUERY_NOT_SUPPORTED: e(StatusCode.UNIMPLEMENTED, 'UNSUPPORTED_QUERY', 'query not supported'),
+  UNSUPPORTED_QUERY: e(StatusCode.UNIMPLEMENTED, 'UNSUPPORTED_QUERY', 'query not supported'),
   REQUEST_TOO_LARGE: e(
     StatusCode.RESOURCE_EXHAUSTED,
     'REQUEST_TOO_LARGE',
@@ -81,37 +81,33 @@ export const Messages = {
     408,
   ),
   /** Bytes the HTTP parser cannot read as an HTTP/1.1 request (in place of Node's bare 400). */
-  MALFORMED_HTTP_REQUEST: e(INVALID_ARGUMENT, 'MALFORMED_REQUEST', 'malformed HTTP request', 400),
-  TIMESTAMP_OUTSIDE_WINDOW: e(
+  MALFORMED_REQUEST: e(INVALID_ARGUMENT, 'MALFORMED_REQUEST', 'malformed HTTP request', 400),
+  TIMESTAMP_INVALID: e(
     INVALID_ARGUMENT,
     'TIMESTAMP_INVALID',
     'timestampMs is outside the allowed window; sign a fresh request with the current time',
   ),
 
   // Authentication
-  STAMP_MISSING: e(
+  SIGNATURE_MISSING: e(
     UNAUTHENTICATED,
     'SIGNATURE_MISSING',
     'cannot authenticate public API activity request without a stamp (X-Stamp/X-Stamp-Webauthn header)',
   ),
   MALFORMED_STAMP: e(UNAUTHENTICATED, 'SIGNATURE_INVALID', 'malformed activity stamp'),
-  API_KEY_SIGNATURE_INVALID: e(
-    UNAUTHENTICATED,
-    'SIGNATURE_INVALID',
-    'could not verify api key signature',
-  ),
+  SIGNATURE_INVALID: e(UNAUTHENTICATED, 'SIGNATURE_INVALID', 'could not verify api key signature'),
   PUBLIC_KEY_NOT_FOUND: e(
     UNAUTHENTICATED,
     'PUBLIC_KEY_NOT_FOUND',
     'could not find public key in organization or its parent organization',
   ),
-  EXPIRED_API_KEY: e(UNAUTHENTICATED, 'API_KEY_EXPIRED', 'expired api key'),
-  WEBAUTHN_NOT_SUPPORTED: e(
+  API_KEY_EXPIRED: e(UNAUTHENTICATED, 'API_KEY_EXPIRED', 'expired api key'),
+  CREDENTIAL_NOT_FOUND: e(
     UNAUTHENTICATED,
     'CREDENTIAL_NOT_FOUND',
     'webauthn authenticator not found in organization or parent organization',
   ),
-  AUTHENTICATION_FAILED: e(UNAUTHENTICATED, 'UNAUTHENTICATED', 'authentication failed'),
+  UNAUTHENTICATED: e(UNAUTHENTICATED, 'UNAUTHENTICATED', 'authentication failed'),
 
   // Authorization
   /** No policy allows the request (implicit deny), or only the root quorum may. */
@@ -165,7 +161,7 @@ export const Messages = {
     'ALREADY_VOTED',
     'user has already voted on this activity',
   ),
-  ACTIVITY_NOT_AWAITING_CONSENSUS: e(
+  ACTIVITY_FINISHED: e(
     StatusCode.FAILED_PRECONDITION,
     'ACTIVITY_FINISHED',
     'activity is not awaiting consensus: votes are accepted only while its status is ACTIVITY_STATUS_CONSENSUS_NEEDED',
@@ -202,13 +198,13 @@ export const Messages = {
   ),
   INVALID_MNEMONIC: e(INVALID_ARGUMENT, 'INVALID_MNEMONIC', 'invalid mnemonic'),
   INVALID_PRIVATE_KEY: e(INVALID_ARGUMENT, 'INVALID_PRIVATE_KEY', 'invalid private key'),
-  QUORUM_THRESHOLD_INVALID: e(
+  INVALID_QUORUM_THRESHOLD: e(
     INVALID_ARGUMENT,
     'INVALID_QUORUM_THRESHOLD',
     'quorum threshold must be non-zero integer',
   ),
   MISSING_WALLET_PARAMS: e(INVALID_ARGUMENT, 'MISSING_WALLET_PARAMS', 'missing wallet params'),
-  ROOT_USER_CREDENTIAL_NOT_SUPPORTED: e(
+  UNSUPPORTED_CREDENTIAL: e(
     INVALID_ARGUMENT,
     'UNSUPPORTED_CREDENTIAL',
     'authenticators and OAuth providers are not supported yet: give root users API keys only',
@@ -245,7 +241,7 @@ export const Messages = {
   USER_TAG_NOT_FOUND: e(NOT_FOUND, 'USER_TAG_NOT_FOUND', 'user tag not found'),
   PRIVATE_KEY_TAG_NOT_FOUND: e(NOT_FOUND, 'PRIVATE_KEY_TAG_NOT_FOUND', 'private key tag not found'),
   POLICY_NOT_FOUND: e(NOT_FOUND, 'POLICY_NOT_FOUND', 'policy not found'),
-  SIGN_WITH_NOT_FOUND: e(
+  SIGNER_NOT_FOUND: e(
     NOT_FOUND,
     'SIGNER_NOT_FOUND',
     'could not find a wallet account or private key for signWith in organization',
@@ -289,7 +285,7 @@ export const Messages = {
     'SUB_ORGANIZATION_NOT_EXPORTED',
     'sub-organization holds wallets or private keys that have not been exported: export them first or set deleteWithoutExport to true',
   ),
-  MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY: e(
+  MULTIPLE_SUB_ORGANIZATIONS: e(
     INVALID_ARGUMENT,
     'MULTIPLE_SUB_ORGANIZATIONS',
     'more than one suborg associated with a public key',
@@ -300,11 +296,7 @@ export const Messages = {
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'UNAVAILABLE', 'service unavailable'),
 
   // Transactions (SIGN_TRANSACTION)
-  FAILED_TO_PARSE_TRANSACTION: e(
-    INVALID_ARGUMENT,
-    'INVALID_TRANSACTION',
-    'failed to parse transaction',
-  ),
+  INVALID_TRANSACTION: e(INVALID_ARGUMENT, 'INVALID_TRANSACTION', 'failed to parse transaction'),
   UNSUPPORTED_TRANSACTION_TYPE: e(
     INVALID_ARGUMENT,
     'UNSUPPORTED_TRANSACTION_TYPE',

@@ -181,7 +181,7 @@ export class KeyholdRequestHandler implements RequestHandler {
         return this.webhookJwks();
       }
       const route = apiRouteOf(path);
-      if (!route) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (!route) throw new KeyholdError('NOT_FOUND', { path });
       const { rateLimiting } = this.deps;
       if (rateLimiting) {
         admission = new RequestAdmission(
@@ -244,23 +244,23 @@ export class KeyholdRequestHandler implements RequestHandler {
   ): Promise<RawResponse> {
     const { method, path } = request;
     if (kind === 'extension') {
-      if (path !== EXPLAIN_POLICIES_PATH) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (path !== EXPLAIN_POLICIES_PATH) throw new KeyholdError('NOT_FOUND', { path });
       if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
       return json(200, await this.deps.explainer.explain(request, meter));
     }
     if (kind === 'submit') {
       if (activityDefinitionsAt(name).length === 0) {
         if (KNOWN_SUBMIT_PATHS.has(name))
-          throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { path });
-        throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+          throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { path });
+        throw new KeyholdError('NOT_FOUND', { path });
       }
       if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
       const activity = await this.deps.activities.submit(name, request, meter);
       return json(200, { activity });
     }
     if (!QueryService.serves(name)) {
-      if (KNOWN_QUERY_PATHS.has(name)) throw new KeyholdError('QUERY_NOT_SUPPORTED', { path });
-      throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (KNOWN_QUERY_PATHS.has(name)) throw new KeyholdError('UNSUPPORTED_QUERY', { path });
+      throw new KeyholdError('NOT_FOUND', { path });
     }
     if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
     return json(200, await this.deps.queries.query(name, request, meter));

@@ -52,7 +52,7 @@ export async function resolveSigner(
   signWith: string,
 ): Promise<Signer> {
   const found = await findSigningKey(tx, organizationId, signWith);
-  if (!found) throw new KeyholdError('SIGN_WITH_NOT_FOUND', { signWith });
+  if (!found) throw new KeyholdError('SIGNER_NOT_FOUND', { signWith });
   if (found.kind === 'account') return { curve: found.account.curve, key: found.account.key };
   const { privateKey } = found;
   if (privateKey.disabled) {
