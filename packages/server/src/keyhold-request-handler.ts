@@ -319,7 +319,7 @@ export class KeyholdRequestHandler implements RequestHandler {
     }
     if (!wantsProblemJson(request.headers.accept)) {
       return retryLater(
-        new KeyholdError('UNAVAILABLE', { errorCode: 'RATE_LIMIT_BACKEND_UNAVAILABLE' }).toStatus(),
+        new KeyholdError('RATE_LIMIT_BACKEND_UNAVAILABLE').toStatus(),
       );
     }
     return {
