@@ -309,7 +309,7 @@ export class ActivityService {
       return activity;
     } catch (error) {
       if (error instanceof ExecutionFailed) return this.storeFailed(error);
-      if (error instanceof StoreConflictError && error.constraint === 'activity_fingerprint') {
+      if (StoreConflictError.is(error) && error.constraint === 'activity_fingerprint') {
         return this.existing(s.fingerprint);
       }
       throw error;
@@ -538,7 +538,7 @@ export class ActivityService {
         return activityView(record);
       });
     } catch (error) {
-      if (error instanceof StoreConflictError) return this.existing(record.fingerprint);
+      if (StoreConflictError.is(error)) return this.existing(record.fingerprint);
       throw error;
     }
   }
