@@ -25,8 +25,8 @@ import { userView } from './views.js';
 
 /**
  * The definition serving `body.type` at the submit path `path`.
- * @throws KeyholdError ACTIVITY_TYPE_NOT_SUPPORTED (a type of this endpoint Keyhold does not
- *   serve), BAD_REQUEST_BODY (a type of another endpoint, or none)
+ * @throws KeyholdError UNSUPPORTED_ACTIVITY_TYPE (a type of this endpoint Keyhold does not
+ *   serve), REQUEST_INVALID (a type of another endpoint, or none)
  */
 export function definitionAt(path: string, body: Record<string, unknown>): ActivityDefinition {
   const definitions = activityDefinitionsAt(path);
@@ -34,9 +34,9 @@ export function definitionAt(path: string, body: Record<string, unknown>): Activ
   if (definition) return definition;
   // A type of this very endpoint that Keyhold does not serve (CREATE_POLICY V1/V2).
   if (isActivityType(body.type) && submitPathOf(body.type) === path) {
-    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
+    throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: body.type });
   }
-  throw new KeyholdError('BAD_REQUEST_BODY', {
+  throw new KeyholdError('REQUEST_INVALID', {
     field: '/type',
     reason: `this endpoint accepts ${definitions.map((d) => d.type).join(', ')}`,
   });
@@ -45,12 +45,12 @@ export function definitionAt(path: string, body: Record<string, unknown>): Activ
 /**
  * The definition of `body.type` when no endpoint names it (a dry run): the type's own submit
  * path, refused as submitting there would be.
- * @throws KeyholdError BAD_REQUEST_BODY (not an activity type of the wire protocol),
- *   ACTIVITY_TYPE_NOT_SUPPORTED (one Keyhold does not serve)
+ * @throws KeyholdError REQUEST_INVALID (not an activity type of the wire protocol),
+ *   UNSUPPORTED_ACTIVITY_TYPE (one Keyhold does not serve)
  */
 export function definitionOfType(body: Record<string, unknown>): ActivityDefinition {
   if (!isActivityType(body.type)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       field: '/type',
       reason: 'not an activity type of the public API',
     });
@@ -58,18 +58,18 @@ export function definitionOfType(body: Record<string, unknown>): ActivityDefinit
   const path = submitPathOf(body.type);
   // What the router answers for a known path with nothing served at it.
   if (activityDefinitionsAt(path).length === 0) {
-    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
+    throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: body.type });
   }
   return definitionAt(path, body);
 }
 
 /**
  * The handler that runs a (non-vote) definition.
- * @throws KeyholdError ACTIVITY_TYPE_NOT_SUPPORTED
+ * @throws KeyholdError UNSUPPORTED_ACTIVITY_TYPE
  */
 export function handlerOf(definition: ActivityDefinition): ActivityHandler {
   const handler = ACTIVITY_HANDLERS[definition.kind];
-  if (!handler) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: definition.type });
+  if (!handler) throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: definition.type });
   return handler;
 }
 

@@ -317,7 +317,7 @@ export class ActivityService {
       return activity;
     } catch (error) {
       // Two copies of one body raced, and the other stored its activity first.
-      if (error instanceof StoreConflictError && error.constraint === 'activity_fingerprint') {
+      if (StoreConflictError.is(error) && error.constraint === 'activity_fingerprint') {
         return this.existing(s.fingerprint);
       }
       throw error;
@@ -368,7 +368,7 @@ export class ActivityService {
       }
       this.checkLiveness(s.body.timestampMs as string, now);
       if (target.status !== CONSENSUS_NEEDED) {
-        throw new KeyholdError('ACTIVITY_NOT_AWAITING_CONSENSUS', {
+        throw new KeyholdError('ACTIVITY_FINISHED', {
           activityId: target.id,
           status: target.status,
         });
@@ -403,7 +403,7 @@ export class ActivityService {
       const definition = activityDefinitionOf(target.type);
       const handler = definition && ACTIVITY_HANDLERS[definition.kind];
       if (!definition || !handler) {
-        throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: target.type });
+        throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: target.type });
       }
       const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
       target.votes.push(vote);
@@ -544,7 +544,7 @@ export class ActivityService {
   private checkLiveness(timestampMs: string, now: number): void {
     const ts = Number(timestampMs);
     if (!Number.isSafeInteger(ts) || Math.abs(now - ts) > this.tolerance) {
-      throw new KeyholdError('TIMESTAMP_OUTSIDE_WINDOW', {
+      throw new KeyholdError('TIMESTAMP_INVALID', {
         field: '/timestampMs',
         serverTimeMs: String(now),
         toleranceMs: this.tolerance,

@@ -56,7 +56,7 @@ export class QueryService {
     meter?: RequestMeter,
   ): Promise<Record<string, unknown>> {
     const handler = QUERY_HANDLERS[name];
-    if (!handler) throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
+    if (!handler) throw new KeyholdError('UNSUPPORTED_QUERY', { query: name });
     const { stamp, body } = await readSignedRequest(this.deps.verifier, request);
     validateQuery(name, body);
     const organizationId = organizationIdOf(body);

@@ -43,19 +43,19 @@ export async function readSignedRequest(
     text = decoder.decode(request.rawBody);
     body = JSON.parse(text);
   } catch {
-    throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not UTF-8 JSON' });
+    throw new KeyholdError('REQUEST_INVALID', { reason: 'body is not UTF-8 JSON' });
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not a JSON object' });
+    throw new KeyholdError('REQUEST_INVALID', { reason: 'body is not a JSON object' });
   }
   if (nestedDeeperThan(body, MAX_BODY_DEPTH)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       reason: `JSON nested too deep: at most ${MAX_BODY_DEPTH} levels of objects and arrays`,
     });
   }
   checkRawBodyBounds(text);
   if (!storableText(body)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       reason: 'strings must be well-formed Unicode without U+0000',
     });
   }
@@ -64,11 +64,11 @@ export async function readSignedRequest(
 
 /**
  * The target organization id, lower-cased.
- * @throws KeyholdError MALFORMED_ORGANIZATION_ID
+ * @throws KeyholdError INVALID_ORGANIZATION_ID
  */
 export function organizationIdOf(body: Record<string, unknown>): string {
   const id = body.organizationId;
-  if (!isUuid(id)) throw new KeyholdError('MALFORMED_ORGANIZATION_ID');
+  if (!isUuid(id)) throw new KeyholdError('INVALID_ORGANIZATION_ID');
   return id.toLowerCase();
 }
 

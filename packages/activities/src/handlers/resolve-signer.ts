@@ -52,11 +52,11 @@ export async function findSigningKey(
 /**
  * The key that signs for `signWith`, read through the activity's scope (the decision has
  * usually read it already).
- * @throws KeyholdError SIGN_WITH_NOT_FOUND, PRIVATE_KEY_DISABLED
+ * @throws KeyholdError SIGNER_NOT_FOUND, PRIVATE_KEY_DISABLED
  */
 export async function resolveSigner(scope: ActivityScope, signWith: string): Promise<Signer> {
   const found = await scope.signingKey(signWith);
-  if (!found) throw new KeyholdError('SIGN_WITH_NOT_FOUND', { signWith });
+  if (!found) throw new KeyholdError('SIGNER_NOT_FOUND', { signWith });
   if (found.kind === 'account') {
     const { curve, key, publicKey } = found.account;
     return { curve, key, publicKey };

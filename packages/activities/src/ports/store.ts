@@ -6,6 +6,7 @@
  * organization) surfaces as a StoreConflictError.
  * @module
  */
+
 import type { ActivityStatus, ActivityType } from '@keyhold/protocol';
 import type { WebhookDelivery } from '@keyhold/webhooks';
 import type {
@@ -21,6 +22,7 @@ import type {
   WalletRecord,
   WebhookEndpointRecord,
 } from '../records.js';
+import { PortError, portErrorCodeOf } from './port-error.js';
 
 /** A page request: at most `limit` records after/before a cursor (a record id). */
 export interface PageRequest {
@@ -284,22 +286,40 @@ export interface Store {
 /** The inversify service identifier of the Store port. */
 export const Store: unique symbol = Symbol.for('keyhold.Store');
 
-/** A write the Store refused because it would break a uniqueness constraint. */
-export class StoreConflictError extends Error {
+/**
+ * A write the Store refused because it would break a uniqueness constraint. Code
+ * `STORE_CONFLICT`; recognize it with `StoreConflictError.is(error)`.
+ */
+export class StoreConflictError extends PortError {
+  readonly code = 'STORE_CONFLICT';
+
   constructor(readonly constraint: string) {
     super(`store constraint violated: ${constraint}`);
     this.name = 'StoreConflictError';
+  }
+
+  /** True for a StoreConflictError of this copy of the package or any other. */
+  static is(value: unknown): value is StoreConflictError {
+    return portErrorCodeOf(value) === 'STORE_CONFLICT';
   }
 }
 
 /**
  * The store cannot be reached (database down, pool exhausted, connection lost). Requests
- * answer UNAVAILABLE (503), which clients retry with backoff; nothing was written.
+ * answer UNAVAILABLE (503), which clients retry with backoff; nothing was written. Code
+ * `STORE_UNAVAILABLE`; recognize it with `StoreUnavailableError.is(error)`.
  */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends PortError {
+  readonly code = 'STORE_UNAVAILABLE';
+
   constructor(reason: string) {
     super(`store unavailable: ${reason}`);
     this.name = 'StoreUnavailableError';
+  }
+
+  /** True for a StoreUnavailableError of this copy of the package or any other. */
+  static is(value: unknown): value is StoreUnavailableError {
+    return portErrorCodeOf(value) === 'STORE_UNAVAILABLE';
   }
 }
 

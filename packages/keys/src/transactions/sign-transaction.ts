@@ -93,7 +93,7 @@ function assertSupported(type: unknown): asserts type is SupportedTransactionTyp
 /**
  * Decodes `unsignedTransaction` (hex, `0x` optional) as a transaction of `type`. Refuses an
  * unsupported type with UNSUPPORTED_TRANSACTION_TYPE and anything undecodable with
- * FAILED_TO_PARSE_TRANSACTION ("failed to parse transaction"). Needs no key.
+ * INVALID_TRANSACTION ("failed to parse transaction"). Needs no key.
  * @example
  * const parsed = parseTransaction('TRANSACTION_TYPE_ETHEREUM', '02ef01…');
  * parsed.chain; // 'ethereum'
@@ -159,7 +159,7 @@ export interface SignTransactionRequest {
 
 /**
  * Parses and signs a transaction (see the chain modules for what each type accepts). Throws
- * UNSUPPORTED_TRANSACTION_TYPE, FAILED_TO_PARSE_TRANSACTION, INVALID_CURVE (the key's curve is
+ * UNSUPPORTED_TRANSACTION_TYPE, INVALID_TRANSACTION, INVALID_CURVE (the key's curve is
  * not the chain's), INVALID_PUBLIC_KEY, SIGNER_NOT_IN_TRANSACTION (Solana: not a required
  * signer; Bitcoin: owns no input) and TRANSACTION_INPUT_NOT_SIGNABLE (Bitcoin).
  * @example
