@@ -26,6 +26,8 @@ import ts from 'typescript';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGE_GLOBS = ['packages', 'adapters'];
 const REPORT_DIR = 'api';
+/** One order on every machine, whatever its locale. */
+const BY_NAME = new Intl.Collator('en');
 
 interface PackageManifest {
   name: string;
@@ -93,6 +95,27 @@ function packageOwning(fileName: string, workspace: Map<string, string>): string
   return relative(ROOT, fileName);
 }
 
+/**
+ * Where a name re-exported from a third-party module comes from (those modules are not in the
+ * program): the last `import`/`export … from` on its alias chain, e.g. `Options from raw-body`.
+ */
+function thirdPartyOrigin(symbol: ts.Symbol, checker: ts.TypeChecker): string {
+  let origin = 'a third-party module';
+  let current: ts.Symbol | undefined = symbol;
+  while (current && current.flags & ts.SymbolFlags.Alias) {
+    const declaration = current.declarations?.[0];
+    if (declaration && (ts.isExportSpecifier(declaration) || ts.isImportSpecifier(declaration))) {
+      const statement = ts.isExportSpecifier(declaration)
+        ? declaration.parent.parent
+        : declaration.parent.parent.parent;
+      if (statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier))
+        origin = `${(declaration.propertyName ?? declaration.name).text} from ${statement.moduleSpecifier.text}`;
+    }
+    current = checker.getImmediateAliasedSymbol(current);
+  }
+  return origin;
+}
+
 /** The statement to print for a declaration: a variable's whole `declare const …;`. */
 function statementOf(declaration: ts.Declaration): ts.Node {
   if (ts.isVariableDeclaration(declaration)) return declaration.parent.parent;
@@ -143,13 +166,14 @@ function renderReport(
   const sections: string[] = [];
   const shown = new Set<ts.Symbol>();
   const pending: ts.Symbol[] = [];
-  for (const symbol of [...exported].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const symbol of [...exported].sort((a, b) => BY_NAME.compare(a.name, b.name))) {
     const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
     shown.add(target);
     const file = target.declarations?.[0]?.getSourceFile().fileName ?? '';
     const notes = [
-      target.name !== symbol.name ? `declared as ${target.name}` : '',
-      file.startsWith(ownDir) || !file ? '' : `from ${packageOwning(file, workspace)}`,
+      file && target.name !== symbol.name ? `declared as ${target.name}` : '',
+      !file ? thirdPartyOrigin(symbol, checker) : '',
+      file && !file.startsWith(ownDir) ? `from ${packageOwning(file, workspace)}` : '',
     ].filter(Boolean);
     const heading = `// ${symbol.name}${notes.length ? ` (${notes.join(', ')})` : ''}`;
     const declarations = printDeclarations(target);
