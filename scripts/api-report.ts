@@ -11,11 +11,11 @@
  * Both expect `tsc -b` to have run (the `api:check` and `api:update` scripts run it first).
  *
  * Why this and not api-extractor: api-extractor wants a config file per entry point (four for
- * `@keyhold/conformance`), ships its own TypeScript (it lags 5.9 and warns on every run), and
- * takes seconds per entry, so twenty-odd entries would cost most of a minute on CI. One
- * TypeScript program over the built declaration files, read with the compiler API the
- * workspace already has, covers every entry and subpath in about two seconds, and its output
- * is plain declarations a reviewer reads like code.
+ * `@keyhold/conformance`), bundles its own TypeScript (which can lag the workspace's 5.9 and
+ * then warns), and analyses each entry in a program of its own, so twenty-four entries would
+ * cost most of a minute on CI. One TypeScript program over the built declaration files, read
+ * with the compiler API the workspace already has, covers every entry and subpath in a few
+ * seconds, and its output is plain declarations a reviewer reads like code.
  * @module
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
