@@ -21,8 +21,8 @@
  */
 // The CLI's store selection (@keyhold/cli).
 import { availableParallelism } from 'node:os';
-import { openStore, type StoreChoice } from '@keyhold/cli';
-import { silentLogger, startServer } from '@keyhold/server';
+import { openStore, type StoreChoice, startServer } from '@keyhold/cli';
+import { silentLogger } from '@keyhold/server';
 // Not a dependency of the workspace root: imported by path, run from its sources by tsx.
 import { PiscinaCryptoWorkPool } from '../adapters/worker-pool-piscina/src/index.js';
 

@@ -3,7 +3,7 @@
  * `startServer`'s HttpServerLimits with usage errors that name the flag.
  * @module
  */
-import { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from '@keyhold/server';
+import { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
 
 /** parseArgs options for the flags, to spread into `keyhold serve`'s own. */
 export const HTTP_LIMIT_OPTIONS = {

@@ -1,11 +1,19 @@
 /**
  * @keyhold/cli — the `keyhold` command (`serve`, `keygen`, `conformance`, `policy`) and the
  * operator-facing choices behind `keyhold serve`: which store (memory, PGlite in a data
- * directory, Postgres) and the master key that goes with it.
+ * directory, Postgres) and the master key that goes with it, and `startServer()`, which serves
+ * a Keyhold instance over HTTP through Express or Koa.
  * @module
  */
 
 export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
+export { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
+export {
+  type HttpAdapterKind,
+  type RunningServer,
+  type ServeOptions,
+  startServer,
+} from './start-server.js';
 export {
   DEFAULT_DATA_DIR,
   type OpenedStore,

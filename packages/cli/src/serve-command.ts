@@ -11,17 +11,14 @@ import {
 } from '@keyhold/activities';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
-import {
-  type HttpServerLimits,
-  type RunningServer,
-  startServer,
-  stderrLogger,
-} from '@keyhold/server';
+import { stderrLogger } from '@keyhold/server';
 import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { DataDirectoryError } from './data-directory.js';
 import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
+import type { HttpServerLimits } from './http-server.js';
+import { type RunningServer, startServer } from './start-server.js';
 import {
   DEFAULT_DATA_DIR,
   type OpenedStore,

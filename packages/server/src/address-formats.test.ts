@@ -5,6 +5,7 @@
  * on the embedded SQL store (PGlite), where addresses are looked up by the store.
  */
 
+import type { RunningServer } from '@keyhold/cli';
 import {
   curvesForAddressFormat,
   defaultPathFor,
@@ -19,7 +20,6 @@ import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
-import type { RunningServer } from './serve.js';
 
 const ABANDON =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -9,6 +9,7 @@
  * tune the runs against correct targets.
  */
 import { randomUUID } from 'node:crypto';
+import { type RunningServer, startServer } from '@keyhold/cli';
 import {
   type ConformanceTarget,
   conformanceProperties,
@@ -34,7 +35,6 @@ import {
 import { generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold, type Keyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 const NUM_RUNS = Number(process.env.CONFORMANCE_RUNS ?? 20);
 const SEED =

@@ -8,6 +8,7 @@
  * to show it can fail.
  */
 import { randomUUID } from 'node:crypto';
+import { type RunningServer, startServer } from '@keyhold/cli';
 import { consensusFlows, handlerTarget, NO_ACTIVITY_WITH_FINGERPRINT } from '@keyhold/conformance';
 import { createActivityPoller, TurnkeyActivityError, type TurnkeyClient } from '@turnkey/http';
 import { TurnkeyRequestError } from '@turnkey/sdk-server';
@@ -21,7 +22,6 @@ import {
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 const POLLER = { intervalMs: 20, numRetries: 2 };
 

@@ -8,6 +8,7 @@
  * Postgres the file is skipped with a loud warning (a failure in CI).
  */
 import { createServer, connect as netConnect, type Server, type Socket } from 'node:net';
+import { type RunningServer, startServer } from '@keyhold/cli';
 import { ConformanceClient, fingerprintOf, httpTarget, SUBMIT_PREFIX } from '@keyhold/conformance';
 import { createPostgresStore } from '@keyhold/store-postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,6 @@ import {
 } from '../../../adapters/store-postgres/src/testing/targets.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 const withPostgres = await postgresReachable();
 

@@ -5,6 +5,8 @@
  * signature is verified independently with viem / ethers recovery (no Keyhold code). A
  * non-root user denied by a policy sees the same error from these adapters as against Turnkey.
  */
+
+import type { RunningServer } from '@keyhold/cli';
 import { TurnkeySigner } from '@turnkey/ethers';
 import { createAccount } from '@turnkey/viem';
 import {
@@ -33,7 +35,6 @@ import {
   startTurnkeyServer,
 } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
-import type { RunningServer } from './serve.js';
 
 const ETH_ACCOUNT = {
   curve: 'CURVE_SECP256K1',

@@ -1,10 +1,10 @@
 /**
  * Embedding Keyhold (`import '@keyhold/server'`, then `createKeyhold()`) loads no database
- * driver, no HTTP framework, no Redis client and no PKCS#11 binding: those load when
- * `startServer` or `keyhold serve` needs them (issue #11.4). A child process records every
- * module resolved while importing the package. The `keyhold` command and its store, vault,
- * rate-limit and worker-pool selection are `@keyhold/cli`, so installing `@keyhold/server`
- * does not install Postgres, PGlite, Redis, PKCS#11 or the conformance suite either.
+ * driver, no HTTP framework, no Redis client and no PKCS#11 binding (issue #11.4). A child
+ * process records every module resolved while importing the package. The `keyhold` command,
+ * `startServer` and their store, HTTP, vault, rate-limit and worker-pool selection are
+ * `@keyhold/cli`, so installing `@keyhold/server` does not install Postgres, PGlite, Express,
+ * Koa, Redis, PKCS#11 or the conformance suite either.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -65,6 +65,10 @@ describe('embedding @keyhold/server', () => {
       '@keyhold/vault-pkcs11',
       '@keyhold/worker-pool-piscina',
       '@keyhold/conformance',
+      '@keyhold/http-express',
+      '@keyhold/http-koa',
+      'express',
+      'koa',
       'pg',
       '@electric-sql/pglite',
       'ioredis',
@@ -77,6 +81,8 @@ describe('embedding @keyhold/server', () => {
       '@keyhold/server': 'workspace:*',
       '@keyhold/store-postgres': 'workspace:*',
       '@keyhold/vault-pkcs11': 'workspace:*',
+      '@keyhold/http-express': 'workspace:*',
+      '@keyhold/http-koa': 'workspace:*',
     });
   });
 

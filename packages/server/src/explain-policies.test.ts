@@ -5,6 +5,7 @@
  * metered in the query lane.
  */
 import type { Store } from '@keyhold/activities';
+import { type RunningServer, startServer } from '@keyhold/cli';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { MemoryStore } from '@keyhold/store-memory';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
@@ -14,7 +15,6 @@ import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { EXPLAIN_POLICIES_PATH } from './keyhold-extensions.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 const DENIED_TYPE = 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2';
 

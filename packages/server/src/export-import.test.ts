@@ -1,3 +1,4 @@
+import type { RunningServer } from '@keyhold/cli';
 import {
   decryptExportBundle,
   encryptPrivateKeyToBundle,
@@ -6,7 +7,6 @@ import {
 } from '@turnkey/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
-import type { RunningServer } from './serve.js';
 
 const ABANDON =
   'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';

@@ -16,6 +16,7 @@
  * is skipped with a loud warning (a failure in CI).
  */
 import { availableParallelism } from 'node:os';
+import { startServer } from '@keyhold/cli';
 import {
   type CryptoWorkPool,
   deriveAddress,
@@ -35,7 +36,6 @@ import {
 import { sdkClient } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
-import { startServer } from './serve.js';
 
 /** Accounts per wallet: the finding's 100 Taproot accounts. */
 const ACCOUNTS = 100;

@@ -8,14 +8,14 @@
  */
 import { once } from 'node:events';
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Logger } from './logger.js';
 import {
   type HttpAdapterKind,
   type RunningServer,
   type ServeOptions,
   startServer,
-} from './serve.js';
+} from '@keyhold/cli';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from './logger.js';
 
 interface LogLine {
   level: 'info' | 'warn' | 'error';

@@ -14,6 +14,7 @@ import {
 } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { type HttpAdapterKind, type RunningServer, startServer } from '@keyhold/cli';
 import { createKeyholdRouter } from '@keyhold/http-express';
 import { createKeyholdMiddleware } from '@keyhold/http-koa';
 import { Messages, type RawRequest, type RequestHandler } from '@keyhold/protocol';
@@ -25,7 +26,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyStamper, generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
-import { type HttpAdapterKind, type RunningServer, startServer } from './serve.js';
 
 const ETH_ACCOUNT = {
   curve: 'CURVE_SECP256K1',

@@ -1,7 +1,7 @@
+import { type RunningServer, startServer } from '@keyhold/cli';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKeyStamper, generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 let server: RunningServer;
 const key = generateApiKeyPair();

@@ -1,6 +1,7 @@
 /**
- * @keyhold/server — the composition root: createKeyhold(), handle(), container modules,
- * the embedded client and startServer(). The `keyhold` CLI is `@keyhold/cli`.
+ * @keyhold/server — the composition root: createKeyhold(), handle(), container modules and
+ * the embedded client. The `keyhold` CLI and startServer() (Keyhold over HTTP) are
+ * `@keyhold/cli`.
  * @module
  */
 
@@ -21,7 +22,6 @@ export {
   signatureVerifierModule,
   softwareVaultModule,
 } from './container-modules.js';
-export { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
 export { createKeyhold, Keyhold, type KeyholdOptions } from './keyhold.js';
 export {
   KeyholdActivityError,
@@ -32,5 +32,4 @@ export {
 export { EXPLAIN_POLICIES_PATH, KEYHOLD_EXTENSION_PREFIX } from './keyhold-extensions.js';
 export { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
-export { type RunningServer, type ServeOptions, startServer } from './serve.js';
 export { SignerKey, signerKeyFrom } from './signer-key.js';

@@ -3,11 +3,12 @@
  * DELETE_WALLETS and DELETE_WALLET_ACCOUNTS with the deleteWithoutExport rules (a wallet
  * account is exported by EXPORT_WALLET of its wallet or EXPORT_WALLET_ACCOUNT of itself).
  */
+
+import type { RunningServer } from '@keyhold/cli';
 import { decryptExportBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import type { KeyholdClient } from './keyhold-client.js';
-import type { RunningServer } from './serve.js';
 
 const ETH = (index: number) =>
   ({

@@ -9,6 +9,7 @@
  *  - the organization can always delete the costly policy.
  */
 import { Worker } from 'node:worker_threads';
+import type { RunningServer } from '@keyhold/cli';
 import { parseTypedData } from '@keyhold/keys';
 import { compilePolicySet, evaluate } from '@keyhold/policy-engine';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
@@ -20,7 +21,6 @@ import {
   startTurnkeyServer,
 } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, createApiKeyStamper, generateApiKeyPair } from './api-key-signer.js';
-import type { RunningServer } from './serve.js';
 
 const DIGITS = `[${Array.from({ length: 100 }, (_, i) => i % 10).join(', ')}]`;
 function nestedAll(levels: number): string {

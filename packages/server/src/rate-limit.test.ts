@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import type { RateLimiter, RateLimitOverrides } from '@keyhold/activities';
+import { type RunningServer, startServer } from '@keyhold/cli';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { MemoryStore } from '@keyhold/store-memory';
@@ -19,7 +20,6 @@ import { httpClient, rejection, sdkClient as sdk } from './__fixtures__/turnkey-
 import { type ApiKeyPair, createApiKeyStamper, generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 const REDIS_URL = process.env.KEYHOLD_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PROBLEM = 'application/problem+json';

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type RunningServer, startServer } from '@keyhold/cli';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
 import { secp256k1 as k1 } from '@noble/curves/secp256k1.js';
@@ -35,7 +36,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, rejection, sdkClient } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 const ORG_NAME = 'Real Clients Org';
 const ETH_PATH_0 = "m/44'/60'/0'/0/0";

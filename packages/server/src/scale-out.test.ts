@@ -5,6 +5,8 @@
  * race it, and the whole conformance suite passes against a client that alternates between
  * them. Without a reachable Postgres the file is skipped with a loud warning (a failure in CI).
  */
+
+import { type RunningServer, startServer } from '@keyhold/cli';
 import {
   ConformanceClient,
   type ConformanceTarget,
@@ -27,7 +29,6 @@ import {
 } from '../../../adapters/store-postgres/src/testing/targets.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 const NUM_RUNS = Number(process.env.CONFORMANCE_RUNS ?? 20);
 const SEED =

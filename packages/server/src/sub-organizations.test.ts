@@ -5,6 +5,8 @@
  * DELETE_SUB_ORGANIZATION needs an export or `deleteWithoutExport`, and afterwards the
  * sub-organization's key no longer authenticates. Run on memory and on embedded PGlite.
  */
+
+import type { RunningServer } from '@keyhold/cli';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { type Hex, recoverAddress, serializeSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +18,6 @@ import {
   startTurnkeyServer,
 } from './__fixtures__/turnkey-server.js';
 import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
-import type { RunningServer } from './serve.js';
 
 afterAll(closeStoreTargets);
 

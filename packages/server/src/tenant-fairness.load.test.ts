@@ -8,6 +8,7 @@
  * printed. Without Postgres its run is skipped loudly (in CI, that fails the file).
  */
 import { request } from 'node:http';
+import { startServer } from '@keyhold/cli';
 import {
   type ConformanceTarget,
   FAIRNESS_BOUND_MS,
@@ -26,7 +27,6 @@ import {
 } from '../../../adapters/store-postgres/src/testing/targets.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
-import { startServer } from './serve.js';
 
 /** POSTs from another loopback address: the flood is another client than the victim. */
 function postFrom(baseUrl: string, localAddress: string): ConformanceTarget['post'] {

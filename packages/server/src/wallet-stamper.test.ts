@@ -7,6 +7,7 @@
  * organization, registered from what the stamper itself reports (`getPublicKey()`).
  */
 
+import type { RunningServer } from '@keyhold/cli';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { TurnkeyClient } from '@turnkey/http';
@@ -27,7 +28,6 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rejection, type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
-import type { RunningServer } from './serve.js';
 
 /** The stamper's Ethereum wallet, signing with a viem local account (`personal_sign`). */
 class LocalEthereumWallet extends BaseEthereumWallet {

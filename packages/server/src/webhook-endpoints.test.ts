@@ -5,6 +5,8 @@
  * loopback destinations only with `allowPrivateDestinations`, and the deliveries each activity
  * enqueues in its own transaction, read back through the store's Outbox (`claimDue`).
  */
+
+import type { RunningServer } from '@keyhold/cli';
 import type { Activity } from '@keyhold/protocol';
 import { MemoryStore } from '@keyhold/store-memory';
 import type { WebhookDelivery } from '@keyhold/webhooks';
@@ -13,7 +15,6 @@ import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-serve
 import { generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold, type Keyhold } from './keyhold.js';
 import { type KeyholdClient, KeyholdRequestError } from './keyhold-client.js';
-import type { RunningServer } from './serve.js';
 
 const ETH = {
   curve: 'CURVE_SECP256K1',

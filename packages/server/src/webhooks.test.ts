@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type RunningServer, startServer } from '@keyhold/cli';
 import { MemoryStore } from '@keyhold/store-memory';
 import { retrySchedule, verifyWebhookSignature, webhookVerificationKeys } from '@keyhold/webhooks';
 import { verifyTurnkeyWebhookSignature } from '@turnkey/crypto';
@@ -15,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SdkClient, sdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { silentLogger } from './logger.js';
-import { type RunningServer, startServer } from './serve.js';
 
 interface Received {
   headers: IncomingHttpHeaders;

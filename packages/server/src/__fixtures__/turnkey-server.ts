@@ -3,13 +3,14 @@
  * API key, the published `@turnkey/sdk-server` client on it, and the embedded client for what
  * the published one lacks. Tests only (excluded from the build).
  */
+
+import { type RunningServer, type ServeOptions, startServer } from '@keyhold/cli';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import { TurnkeyClient } from '@turnkey/http';
 import { Turnkey } from '@turnkey/sdk-server';
 import { type ApiKeyPair, generateApiKeyPair } from '../api-key-signer.js';
 import type { KeyholdClient } from '../keyhold-client.js';
 import { silentLogger } from '../logger.js';
-import { type RunningServer, type ServeOptions, startServer } from '../serve.js';
 
 /** Short polls: activities complete synchronously here, so polling is for CONSENSUS_NEEDED. */
 export const TEST_POLLER = { intervalMs: 50, numRetries: 5 };

@@ -1,14 +1,14 @@
 /**
  * Starting an HTTP server around a Keyhold instance: what `keyhold serve` runs, and what
- * tests use to get a real listening server.
+ * tests use to get a real listening server. It lives in `@keyhold/cli`, not `@keyhold/server`,
+ * so that embedding Keyhold installs no HTTP framework (issue #11.4).
  * @module
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createKeyhold, type Keyhold, type KeyholdOptions, Logger } from '@keyhold/server';
 import type Koa from 'koa';
 import { createHttpServer, type HttpServerLimits, resolveHttpServerLimits } from './http-server.js';
-import { createKeyhold, type Keyhold, type KeyholdOptions } from './keyhold.js';
-import { Logger } from './logger.js';
 
 /**
  * The HTTP adapters `startServer` can serve through.
@@ -36,6 +36,7 @@ export interface ServeOptions extends KeyholdOptions, HttpServerLimits {
   webhookIntervalMs?: number;
 }
 
+/** A listening server started by `startServer`. */
 export interface RunningServer {
   url: string;
   keyhold: Keyhold;
@@ -48,8 +49,7 @@ export interface RunningServer {
 /**
  * The app answering every request with Keyhold. Both adapters hand the same raw request to
  * the same handler, so they answer alike; the node:http server around them (and so draining)
- * is the same. The adapter is loaded when a server starts, so embedding `@keyhold/server`
- * loads neither Express nor Koa.
+ * is the same. Only the chosen adapter is loaded, when a server starts.
  */
 async function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): Promise<RequestListener> {
   if (kind === 'koa') {

@@ -16,7 +16,7 @@ import {
 } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { KeyholdError, type MessageKey } from '@keyhold/protocol';
-import type { Logger } from './logger.js';
+import type { Logger } from '@keyhold/server';
 
 /**
  * The node:http server's limits (`startServer` options; `keyhold serve --headers-timeout` and
