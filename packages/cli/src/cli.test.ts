@@ -6,6 +6,7 @@ import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
 import { p256 } from '@noble/curves/nist.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
+import { verifySessionJwtSignature } from '@turnkey/crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
 
@@ -281,6 +282,13 @@ describe('keyhold serve --vault pkcs11 (SoftHSM)', () => {
         prehash: false,
       }),
     ).toBe(true);
+    // Sessions are signed by the notarizer key in the token, whose public key the line prints.
+    const login = await submit('stamp_login', 'ACTIVITY_TYPE_STAMP_LOGIN', {
+      publicKey: generateApiKeyPair().publicKey,
+    });
+    expect(login.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    const { session } = login.result.stampLoginResult;
+    expect(await verifySessionJwtSignature(session, line.notarizerPublicKey)).toBe(true);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
   });

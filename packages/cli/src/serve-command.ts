@@ -13,6 +13,7 @@ import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import {
   type HttpServerLimits,
+  type KeyholdOptions,
   type RunningServer,
   startServer,
   stderrLogger,
@@ -221,6 +222,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
     logger.warn('state is kept in memory: it is lost when the server stops');
 
   let vault: Pkcs11KeyVault | undefined;
+  let notarizer: KeyholdOptions['notarizer'];
   if (values.vault === 'pkcs11') {
     try {
       vault = await openPkcs11KeyVault(cryptoWorkPool ? { workPool: cryptoWorkPool } : {});
@@ -230,6 +232,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
     const openedVault = vault;
     opened.push(() => openedVault.close());
     logger.info('key vault', { kind: 'pkcs11', token: vault.tokenLabel });
+    // With an HSM, session JWTs are signed by a key held in the token too.
+    try {
+      notarizer = await vault.notarizer();
+    } catch (error) {
+      return fail(`--vault pkcs11: the notarizer key: ${messageOf(error)}`);
+    }
   }
 
   let rateLimiter: RateLimiter | undefined;
@@ -270,6 +278,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       store: store.store,
       masterKey: store.masterKey,
       ...(vault ? { vault } : {}),
+      ...(notarizer ? { notarizer } : {}),
       ...(cryptoWorkPool ? { cryptoWorkPool } : {}),
       ...(bootstrapKey ? { bootstrapApiPublicKey: bootstrapKey } : {}),
       bootstrapOrganizationName: values['bootstrap-org-name'],
