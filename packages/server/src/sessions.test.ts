@@ -151,6 +151,28 @@ describe.each(STORE_TARGETS)('sessions on %s', (_, openStore) => {
     expect(sessionKey?.expirationSeconds).toBe('900');
   });
 
+  it('the dry run of a STAMP_LOGIN naming the parent decides it in the sub-organization', async () => {
+    const activity = {
+      type: 'ACTIVITY_TYPE_STAMP_LOGIN',
+      timestampMs: String(Date.now()),
+      organizationId: kh.organizationId,
+      parameters: { publicKey: generateP256KeyPair().publicKey },
+    };
+    const body = { organizationId: kh.organizationId, activity };
+    const stamper = new ApiKeyStamper({
+      apiPublicKey: endUserKey.publicKey,
+      apiPrivateKey: endUserKey.privateKey,
+    });
+    const { stampHeaderName, stampHeaderValue } = await stamper.stamp(JSON.stringify(body));
+    const explained = await postRaw(kh.server.url, '/keyhold/v1/explain_policies', body, {
+      [stampHeaderName]: stampHeaderValue,
+    });
+    expect(explained).toMatchObject({
+      status: 200,
+      body: { organizationId: subOrgId, userId: endUserId, decision: 'ALLOW' },
+    });
+  });
+
   it('the login session key stamps requests until it expires, and not after', async () => {
     const client = generateP256KeyPair();
     const { session } = await atParent.stampLogin({
