@@ -43,7 +43,7 @@ function decoderFor(encoding: string): Transform {
       if (createZstdDecompress) return createZstdDecompress();
   }
   // No detail, as `express.raw()` gives none: the two adapters answer byte for byte alike.
-  throw new KeyholdError('BAD_REQUEST_BODY');
+  throw new KeyholdError('REQUEST_INVALID');
 }
 
 /** The declared length of the body, or null when it is chunked. */
@@ -68,7 +68,7 @@ export function bodyLeftUnread(req: IncomingMessage): boolean {
 /**
  * The request's body bytes, decoded from its Content-Encoding; an empty array when the request
  * has no body. Rejects with a KeyholdError: `REQUEST_TOO_LARGE` past `limit` decoded bytes
- * (declared: before reading any), `BAD_REQUEST_BODY` for an unknown encoding, corrupt
+ * (declared: before reading any), `REQUEST_INVALID` for an unknown encoding, corrupt
  * compressed data, an aborted upload, or a stream that someone else already read. After a
  * rejection the rest of the body is left unread: answer with `Connection: close`.
  * @example
@@ -79,7 +79,7 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
   // Someone read the stream first (a body parser mounted before Keyhold): the signed bytes are
   // gone, and verifying a re-serialization is exactly what must never happen.
   if (req.readableDidRead || req.readableEnded) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       reason:
         'the body was read before Keyhold saw it; mount the Keyhold middleware before body parsers',
     });
@@ -121,6 +121,6 @@ export async function readRawBody(req: IncomingMessage, limit: number): Promise<
     // next request. What has not arrived is never read (see bodyLeftUnread).
     if (req.complete) req.resume();
     const tooLarge = (error as { type?: string }).type === 'entity.too.large';
-    throw new KeyholdError(tooLarge ? 'REQUEST_TOO_LARGE' : 'BAD_REQUEST_BODY');
+    throw new KeyholdError(tooLarge ? 'REQUEST_TOO_LARGE' : 'REQUEST_INVALID');
   }
 }

@@ -69,7 +69,7 @@ export function createKeyholdRouter(
       // Another parser consumed the stream first: the signed bytes are gone.
       reply(
         refusal(
-          new KeyholdError('BAD_REQUEST_BODY', {
+          new KeyholdError('REQUEST_INVALID', {
             reason:
               'the body was parsed before Keyhold saw it; mount the Keyhold router before body parsers',
           }),

@@ -231,7 +231,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** A connection or timeout failure becomes RateLimiterUnavailableError; a script error stays a fault. */
   private asUnavailable(error: unknown): Error {
-    if (error instanceof RateLimiterUnavailableError) return error;
+    if (RateLimiterUnavailableError.is(error)) return error;
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof ReplyError && !TRANSIENT_REPLY.test(message)) return error as Error;
     const cause = this.lastError && this.lastError.message !== message ? this.lastError : undefined;

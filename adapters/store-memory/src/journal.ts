@@ -48,6 +48,18 @@ export class Journal {
     this.undo.push(step);
   }
 
+  /** Where the journal stands now: `rollbackTo` it to undo only what came after. */
+  mark(): number {
+    this.assertOpen();
+    return this.undo.length;
+  }
+
+  /** Reverses the writes made since `mark`, newest first; the transaction stays open. */
+  rollbackTo(mark: number): void {
+    this.assertOpen();
+    while (this.undo.length > mark) this.undo.pop()!();
+  }
+
   /** The transaction failed: every write is reversed, newest first. */
   rollback(): void {
     for (let i = this.undo.length - 1; i >= 0; i--) this.undo[i]!();

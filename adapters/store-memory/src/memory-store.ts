@@ -259,7 +259,12 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           const credential: ApiKeyCredential = {
             relation,
             apiKey: clone(apiKey),
-            ...(user ? { user: clone(user) } : {}),
+            ...(user
+              ? {
+                  user: clone(user),
+                  userApiKeys: s.apiKeysByUser(org, apiKey.userId).map(clone),
+                }
+              : {}),
           };
           if (relation === 'child') {
             children.push({ credential, organization: s.organizations.rows.get(org)! });
@@ -400,6 +405,15 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);
       },
       insert: s.policyEvaluations.over(j).insert,
+    },
+    async savepoint(work) {
+      const mark = j.mark();
+      try {
+        return await work();
+      } catch (error) {
+        j.rollbackTo(mark);
+        throw error;
+      }
     },
   };
   return tx;

@@ -13,6 +13,7 @@ export {
 } from './migrations.js';
 export { createPostgresStore, PgDriver, type PostgresStoreOptions } from './pg-driver.js';
 export { createPgliteStore, PgliteDriver, type PgliteStoreOptions } from './pglite-driver.js';
+export { PgliteWorkerDriver } from './pglite-worker-driver.js';
 export { CONSTRAINT_NAMES, DEFAULT_SCHEMA, KEYHOLD_TABLES } from './schema.js';
 export {
   type Row,

@@ -138,7 +138,7 @@ const UNREACHABLE = new Set([
 function unreachable(error: unknown): string | undefined {
   if (error instanceof StoreOpenError || typeof error !== 'object' || error === null) return;
   // The driver reports connection failures as StoreUnavailableError; the cause says why.
-  if (error instanceof StoreUnavailableError) return unreachable(error.cause) ?? error.message;
+  if (StoreUnavailableError.is(error)) return unreachable(error.cause) ?? error.message;
   const { code, errors, message } = error as {
     code?: unknown;
     errors?: { code?: unknown }[];

@@ -24,6 +24,7 @@ import {
 import { join, resolve } from 'node:path';
 import { PGlite, TransactionAbortedError as PgliteAbortedError } from '@electric-sql/pglite';
 import { runMigrations } from './migrations.js';
+import { PgliteWorkerDriver } from './pglite-worker-driver.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
 import { type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
 import { SqlStore } from './sql-store.js';
@@ -31,25 +32,28 @@ import { StoreOpenError } from './store-open-error.js';
 
 export class PgliteDriver implements SqlDriver {
   readonly kind = 'pglite';
-  private readonly searchPath: string;
+  private readonly searchPath: string | undefined;
 
   /**
    * @param db the PGlite instance
    * @param schema the schema the store's tables live in
    * @param release called on close (closes a PGlite the driver opened, drops its lock)
+   * @param ownsSession the driver alone uses `db`, whose session search_path is already the
+   *   schema: transactions skip `SET LOCAL search_path` (a statement each, in WebAssembly)
    */
   constructor(
     private readonly db: PGlite,
     schema: string = DEFAULT_SCHEMA,
     private readonly release: () => Promise<void> = async () => {},
+    ownsSession = false,
   ) {
-    this.searchPath = `SET LOCAL search_path TO ${quoteSchema(schema)}`;
+    this.searchPath = ownsSession ? undefined : `SET LOCAL search_path TO ${quoteSchema(schema)}`;
   }
 
   async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
     try {
       return await this.db.transaction(async (tx) => {
-        await tx.exec(this.searchPath);
+        if (this.searchPath) await tx.exec(this.searchPath);
         return work({
           query: async (text, params) =>
             (await tx.query(text, params as unknown[] | undefined)).rows as never,
@@ -77,6 +81,13 @@ export interface PgliteStoreOptions {
   pglite?: PGlite;
   /** The schema for Keyhold's tables. Default `public`. */
   schema?: string;
+  /**
+   * Where PGlite runs: `'worker'`, a worker thread of its own (`PgliteWorkerDriver`: the
+   * database's WebAssembly no longer takes turns with request handling on one core; what
+   * `keyhold serve` uses), or `'same'`, the calling thread. Default `'same'`. A `pglite`
+   * instance of your own always runs where you made it.
+   */
+  thread?: 'same' | 'worker';
 }
 
 const LOCK_FILE = 'keyhold.lock';
@@ -161,6 +172,11 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
   if (options.pglite && options.dataDir !== undefined) {
     throw new TypeError('createPgliteStore takes a dataDir or a pglite instance, not both');
   }
+  if (options.thread === 'worker') {
+    if (options.pglite)
+      throw new TypeError('a pglite instance of your own cannot move to a worker');
+    return openInWorker(options.dataDir, schema);
+  }
   let db: PGlite;
   let release = async () => {};
   if (options.pglite) {
@@ -176,13 +192,7 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
       db = await PGlite.create(dir);
     } catch (error) {
       unlock();
-      throw new StoreOpenError(
-        'corrupt',
-        `data directory ${dir} could not be opened: it is damaged or was written by an ` +
-          `incompatible PostgreSQL (${error instanceof Error ? error.message : String(error)}); ` +
-          `restore it from a backup`,
-        { cause: error },
-      );
+      throw damaged(dir, error);
     }
     release = async () => {
       try {
@@ -192,7 +202,14 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
       }
     };
   }
-  const driver = new PgliteDriver(db, schema, release);
+  // A PGlite opened here is used by this store alone: its session keeps the schema's path.
+  const owned = !options.pglite;
+  if (owned) await db.exec(`SET search_path TO ${quoteSchema(schema)}`);
+  return migratedStore(new PgliteDriver(db, schema, release, owned), schema);
+}
+
+/** The store over `driver` once pending migrations ran; the driver closed if they failed. */
+async function migratedStore(driver: SqlDriver, schema: string): Promise<SqlStore> {
   try {
     await runMigrations(driver, { schema });
   } catch (error) {
@@ -200,4 +217,36 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
     throw error;
   }
   return new SqlStore(driver);
+}
+
+function damaged(dir: string, error: unknown): StoreOpenError {
+  return new StoreOpenError(
+    'corrupt',
+    `data directory ${dir} could not be opened: it is damaged or was written by an ` +
+      `incompatible PostgreSQL (${error instanceof Error ? error.message : String(error)}); ` +
+      `restore it from a backup`,
+    { cause: error },
+  );
+}
+
+/** `createPgliteStore` with `thread: 'worker'`: the same checks and lock, PGlite elsewhere. */
+async function openInWorker(dataDir: string | undefined, schema: string): Promise<SqlStore> {
+  const dir = dataDir === undefined ? undefined : resolve(dataDir);
+  let unlock = () => {};
+  if (dir !== undefined) {
+    checkDataDir(dir);
+    unlock = lockDataDir(dir);
+  }
+  let driver: PgliteWorkerDriver;
+  try {
+    driver = await PgliteWorkerDriver.open({
+      ...(dir === undefined ? {} : { dataDir: dir }),
+      schema,
+      release: async () => unlock(),
+    });
+  } catch (error) {
+    unlock();
+    throw dir === undefined ? error : damaged(dir, error);
+  }
+  return migratedStore(driver, schema);
 }

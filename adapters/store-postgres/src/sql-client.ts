@@ -91,7 +91,7 @@ const UNAVAILABLE_MESSAGES = [
  */
 export function unavailableReason(error: unknown, depth = 0): string | undefined {
   if (typeof error !== 'object' || error === null || depth > 5) return undefined;
-  if (error instanceof StoreUnavailableError) return error.message;
+  if (StoreUnavailableError.is(error)) return error.message;
   const { code, message, cause, errors } = error as DatabaseErrorLike;
   if (typeof code === 'string') {
     if (UNAVAILABLE_ERRNOS.has(code)) return code;
@@ -113,7 +113,7 @@ export function unavailableReason(error: unknown, depth = 0): string | undefined
  * connection string); any other error unchanged.
  */
 export function asUnavailable(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError) return error;
+  if (StoreUnavailableError.is(error)) return error;
   const reason = unavailableReason(error);
   if (reason === undefined) return error;
   const unavailable = new StoreUnavailableError(reason);

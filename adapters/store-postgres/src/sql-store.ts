@@ -41,6 +41,7 @@ import {
 } from '@keyhold/activities';
 import { STORE_TABLES } from '@keyhold/store-tables';
 import type { Outbox, WebhookDelivery } from '@keyhold/webhooks';
+import { LazySavepoints } from './lazy-savepoints.js';
 import { type MigrationReport, type RunMigrationsOptions, runMigrations } from './migrations.js';
 import { cursorQuery, type PagedQuery, pagedSql, planPage } from './paging.js';
 import { type Row, type SqlClient, type SqlDriver, translateDatabaseError } from './sql-client.js';
@@ -97,7 +98,11 @@ const FIND_API_KEY_CREDENTIALS = `
       ORDER BY o.created_at, o.organization_id
       LIMIT 2)
   )
-  SELECT f.relation, to_jsonb(f) AS api_key, to_jsonb(u) AS holder
+  SELECT f.relation, to_jsonb(f) AS api_key, to_jsonb(u) AS holder,
+         CASE WHEN u.user_id IS NOT NULL THEN
+           (SELECT jsonb_agg(to_jsonb(h) ORDER BY h.created_at, h.seq) FROM api_keys h
+             WHERE h.organization_id = f.organization_id AND h.user_id = f.user_id)
+         END AS holder_api_keys
     FROM found f
     LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
    ORDER BY f.rank`;
@@ -216,7 +221,10 @@ class CredentialRepositoryOver implements CredentialRepository {
         relation: r.relation as CredentialRelation,
         apiKey: apiKeys.of(r.api_key as Row),
       };
-      if (r.holder !== null && r.holder !== undefined) credential.user = users.of(r.holder as Row);
+      if (r.holder !== null && r.holder !== undefined) {
+        credential.user = users.of(r.holder as Row);
+        credential.userApiKeys = ((r.holder_api_keys as Row[] | null) ?? []).map(apiKeys.of);
+      }
       return credential;
     });
   }
@@ -397,8 +405,12 @@ class WebhookDeliveryRepositoryOver
 }
 
 /** The repositories of one transaction: one small object per table, no closures. */
-function transactionOver(db: SqlClient): StoreTransaction {
+function transactionOver(
+  db: SqlClient,
+  savepoint: StoreTransaction['savepoint'],
+): StoreTransaction {
   return {
+    savepoint,
     organizations: new OrganizationRepositoryOver(db),
     users: new SqlRepository(users, db),
     apiKeys: new ApiKeyRepositoryOver(db),
@@ -437,7 +449,10 @@ export class SqlStore implements Store, Outbox {
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    return this.withClient((client) => work(transactionOver(client)));
+    return this.withClient((client) => {
+      const savepoints = new LazySavepoints(client);
+      return work(transactionOver(savepoints.client, (w) => savepoints.run(w)));
+    });
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
- * The Store contract (@keyhold/conformance/store) against the SQL store on PGlite and on
- * Postgres; then what only the SQL store does (a transaction object refused after its end, an
+ * The Store contract (@keyhold/conformance/store) against the SQL store on PGlite (on the
+ * calling thread and on a worker thread) and on Postgres; then what only the SQL store does (a transaction object refused after its end, an
  * aborted database transaction, the readiness ping).
  */
 import type { StoreConflictError, StoreTransaction } from '@keyhold/activities';
@@ -18,7 +18,7 @@ import {
 } from './testing/targets.js';
 
 const withPostgres = await postgresReachable();
-const targets: Target[] = [pgliteTarget('owned'), postgresTarget()];
+const targets: Target[] = [pgliteTarget('owned'), pgliteTarget('worker'), postgresTarget()];
 
 describe.each(targets)('Store contract: $name', (target) => {
   const skip = target.name === 'postgres' && !withPostgres;

@@ -9,6 +9,7 @@ import {
   ACTIVITY_TYPES,
   type ActivityDefinition,
   activityDefinitionsAt,
+  isKeyholdError,
   KeyholdError,
   PARENT_RUN_KINDS,
   submitPathOf,
@@ -25,8 +26,8 @@ import { userView } from './views.js';
 
 /**
  * The definition serving `body.type` at the submit path `path`.
- * @throws KeyholdError ACTIVITY_TYPE_NOT_SUPPORTED (a type of this endpoint Keyhold does not
- *   serve), BAD_REQUEST_BODY (a type of another endpoint, or none)
+ * @throws KeyholdError UNSUPPORTED_ACTIVITY_TYPE (a type of this endpoint Keyhold does not
+ *   serve), REQUEST_INVALID (a type of another endpoint, or none)
  */
 export function definitionAt(path: string, body: Record<string, unknown>): ActivityDefinition {
   const definitions = activityDefinitionsAt(path);
@@ -34,9 +35,9 @@ export function definitionAt(path: string, body: Record<string, unknown>): Activ
   if (definition) return definition;
   // A type of this very endpoint that Keyhold does not serve (CREATE_POLICY V1/V2).
   if (isActivityType(body.type) && submitPathOf(body.type) === path) {
-    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
+    throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: body.type });
   }
-  throw new KeyholdError('BAD_REQUEST_BODY', {
+  throw new KeyholdError('REQUEST_INVALID', {
     field: '/type',
     reason: `this endpoint accepts ${definitions.map((d) => d.type).join(', ')}`,
   });
@@ -45,12 +46,12 @@ export function definitionAt(path: string, body: Record<string, unknown>): Activ
 /**
  * The definition of `body.type` when no endpoint names it (a dry run): the type's own submit
  * path, refused as submitting there would be.
- * @throws KeyholdError BAD_REQUEST_BODY (not an activity type of the wire protocol),
- *   ACTIVITY_TYPE_NOT_SUPPORTED (one Keyhold does not serve)
+ * @throws KeyholdError REQUEST_INVALID (not an activity type of the wire protocol),
+ *   UNSUPPORTED_ACTIVITY_TYPE (one Keyhold does not serve)
  */
 export function definitionOfType(body: Record<string, unknown>): ActivityDefinition {
   if (!isActivityType(body.type)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       field: '/type',
       reason: 'not an activity type of the public API',
     });
@@ -58,18 +59,18 @@ export function definitionOfType(body: Record<string, unknown>): ActivityDefinit
   const path = submitPathOf(body.type);
   // What the router answers for a known path with nothing served at it.
   if (activityDefinitionsAt(path).length === 0) {
-    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: body.type });
+    throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: body.type });
   }
   return definitionAt(path, body);
 }
 
 /**
  * The handler that runs a (non-vote) definition.
- * @throws KeyholdError ACTIVITY_TYPE_NOT_SUPPORTED
+ * @throws KeyholdError UNSUPPORTED_ACTIVITY_TYPE
  */
 export function handlerOf(definition: ActivityDefinition): ActivityHandler {
   const handler = ACTIVITY_HANDLERS[definition.kind];
-  if (!handler) throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: definition.type });
+  if (!handler) throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: definition.type });
   return handler;
 }
 
@@ -114,9 +115,38 @@ export interface Proposal {
  */
 export function checkProposal(proposal: Proposal, settings: PrecheckSettings): void {
   const { definition, parameters, handler, organization, principal } = proposal;
+  checkIntent(definition, parameters, handler, settings);
+  requireSameOrganization(principal, organization, definition.kind);
+}
+
+/**
+ * The checks of a proposal that need no state — its intent schema and the handler's precheck —
+ * so they can run before the transaction opens.
+ * @throws KeyholdError the refusal submit answers with
+ */
+export function checkIntent(
+  definition: ActivityDefinition,
+  parameters: Record<string, unknown>,
+  handler: ActivityHandler,
+  settings: PrecheckSettings,
+): void {
   validateIntent(definition.type, parameters);
   handler.precheck?.(parameters, definition, settings);
-  requireSameOrganization(principal, organization, definition.kind);
+}
+
+/**
+ * What `check` throws, kept to be thrown later: the stateless checks run before the
+ * transaction, but their refusal must come where it always came, after authentication and
+ * the liveness check (the conformance suite pins which refusal wins).
+ */
+export function refusalOf(check: () => void): KeyholdError | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (isKeyholdError(error)) return error;
+    throw error;
+  }
 }
 
 /**
@@ -132,7 +162,9 @@ export async function voteRecordOf(
   selection: VoteSelection,
   now: number,
 ): Promise<VoteRecord> {
-  const keys = await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId);
+  const keys =
+    principal.userApiKeys ??
+    (await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId));
   return {
     id: ids.uuid(),
     activityId,

@@ -42,12 +42,14 @@ import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import {
-  checkProposal,
+  checkIntent,
   definitionAt,
   handlerOf,
+  refusalOf,
   requireSameOrganization,
   voteRecordOf,
 } from './activity-proposal.js';
+import { ActivityScope } from './activity-scope.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
 import {
   consensusExpired,
@@ -136,19 +138,6 @@ export function fingerprintOf(rawBody: Uint8Array): string {
 
 const CONSENSUS_NEEDED = 'ACTIVITY_STATUS_CONSENSUS_NEEDED';
 
-/** Carries a handler's refusal out of the rolled-back transaction. */
-class ExecutionFailed extends Error {
-  constructor(
-    readonly record: ActivityRecord,
-    readonly error: KeyholdError,
-    readonly evaluation: PolicyEvaluationRecord,
-    /** Set when a vote made the activity run: the vote to record with the failure. */
-    readonly vote?: VoteRecord,
-  ) {
-    super(error.message);
-  }
-}
-
 export async function requireOrganization(
   tx: StoreTransaction,
   organizationId: string,
@@ -180,6 +169,11 @@ function notAuthorized(decision: ActivityDecision): KeyholdError {
 
 interface ParsedSubmission {
   definition: ActivityDefinition;
+  /**
+   * What the stateless checks of the intent (schema, precheck) refused, found before the
+   * transaction and thrown where it always was: after authentication and liveness.
+   */
+  refusal: KeyholdError | undefined;
   organizationId: string;
   fingerprint: string;
   parameters: Record<string, unknown>;
@@ -233,22 +227,31 @@ export class ActivityService {
    * is charged to its user and organization once its stamp verified, before any work.
    */
   async submit(path: string, request: IncomingRequest, meter?: RequestMeter): Promise<Activity> {
+    // Stateless steps first, outside any transaction: the stamp over the raw bytes, the one
+    // parse of the body, the envelope, the route, the intent and the handler's precheck.
     const { stamp, body, text } = await readSignedRequest(this.deps.verifier, request);
     validateEnvelope(body);
     const definition = definitionAt(path, body);
+    const parameters = body.parameters as Record<string, unknown>;
+    const vote = VOTE_KINDS.has(definition.kind);
+    const handler = vote ? undefined : handlerOf(definition);
     const submission: ParsedSubmission = {
       definition,
+      refusal: refusalOf(() =>
+        handler
+          ? checkIntent(definition, parameters, handler, this.precheckSettings)
+          : validateIntent(definition.type, parameters),
+      ),
       organizationId: organizationIdOf(body),
       fingerprint: fingerprintOf(request.rawBody),
-      parameters: body.parameters as Record<string, unknown>,
+      parameters,
       body,
       stamp,
       text,
       cost: activityCost(definition.kind, body.parameters),
       meter,
     };
-    if (VOTE_KINDS.has(definition.kind)) return this.vote(submission);
-    return this.create(submission, handlerOf(definition));
+    return handler ? this.create(submission, handler) : this.vote(submission);
   }
 
   /** A new activity: decided, then run, parked for consensus, or refused. */
@@ -274,13 +277,12 @@ export class ActivityService {
           userId: principal.user.userId,
           cost: existing ? 1 : s.cost,
         });
-        if (existing) return this.viewFor(tx, organization, existing, principal, now);
+        const scope = new ActivityScope(tx, organization.organizationId);
+        if (existing) return this.viewFor(scope, organization, existing, principal, now);
 
         this.checkLiveness(s.body.timestampMs as string, now);
-        checkProposal(
-          { definition: s.definition, parameters: s.parameters, handler, organization, principal },
-          this.precheckSettings,
-        );
+        if (s.refusal) throw s.refusal;
+        requireSameOrganization(principal, organization, s.definition.kind);
 
         const record = this.newRecord(s, organization.organizationId, now);
         const vote = await this.voteOf(
@@ -293,7 +295,7 @@ export class ActivityService {
         );
         record.votes.push(vote);
         const decision = await decide(
-          tx,
+          scope,
           {
             organization,
             definition: s.definition,
@@ -307,10 +309,16 @@ export class ActivityService {
         }
         const evaluation = this.evaluationOf(record, vote, decision, now);
         if (decision.outcome === 'ALLOW') {
-          await this.execute(tx, handler, record, organization, principal, s.definition, now, {
-            evaluation,
+          await this.execute(
+            scope,
+            handler,
+            record,
+            organization,
+            principal,
+            s.definition,
+            now,
             effects,
-          });
+          );
         } else {
           record.status = CONSENSUS_NEEDED;
         }
@@ -322,8 +330,8 @@ export class ActivityService {
       await this.runEffects(effects);
       return activity;
     } catch (error) {
-      if (error instanceof ExecutionFailed) return this.storeFailed(error);
-      if (error instanceof StoreConflictError && error.constraint === 'activity_fingerprint') {
+      // Two copies of one body raced, and the other stored its activity first.
+      if (StoreConflictError.is(error) && error.constraint === 'activity_fingerprint') {
         return this.existing(s.fingerprint);
       }
       throw error;
@@ -345,111 +353,112 @@ export class ActivityService {
         ? 'VOTE_SELECTION_REJECTED'
         : 'VOTE_SELECTION_APPROVED';
     const effects: AfterCommitEffect[] = [];
-    try {
-      const activity = await this.deps.store.transaction(async (tx) => {
-        effects.length = 0;
-        const organization = await requireOrganization(tx, s.organizationId);
-        const principal = await findPrincipal(tx, organization, s.stamp, now);
-        // A vote costs 1: its activity paid for what it carries when it was submitted.
-        await s.meter?.charge({
-          organizationId: organization.organizationId,
-          userId: principal.user.userId,
-          cost: 1,
-        });
-        validateIntent(s.definition.type, s.parameters);
-        requireSameOrganization(principal, organization);
-
-        const fingerprint = s.parameters.fingerprint as string;
-        const found = await tx.activities.findByFingerprint(fingerprint);
-        // Serializes votes on one activity across instances (SELECT … FOR UPDATE).
-        const target =
-          found?.organizationId === organization.organizationId
-            ? await tx.activities.getForUpdate(organization.organizationId, found.id)
-            : undefined;
-        if (!target) throw new KeyholdError('NO_ACTIVITY_WITH_FINGERPRINT', { fingerprint });
-        // The same user's same vote body again: answered, not recorded twice. (Two users may
-        // sign identical bodies in the same millisecond; those are two votes.)
-        if (target.votes.some((v) => v.message === s.text && v.userId === principal.user.userId)) {
-          return this.viewFor(tx, organization, target, principal, now);
-        }
-        this.checkLiveness(s.body.timestampMs as string, now);
-        if (target.status !== CONSENSUS_NEEDED) {
-          throw new KeyholdError('ACTIVITY_NOT_AWAITING_CONSENSUS', {
-            activityId: target.id,
-            status: target.status,
-          });
-        }
-        if (target.votes.some((v) => v.userId === principal.user.userId)) {
-          throw new KeyholdError('ALREADY_VOTED', {
-            activityId: target.id,
-            userId: principal.user.userId,
-          });
-        }
-        if (consensusExpired(target, now, this.consensusExpiryMs)) {
-          throw new KeyholdError('CONSENSUS_EXPIRED', {
-            activityId: target.id,
-            expiredAt: timestampOf(consensusExpiresAt(target, this.consensusExpiryMs)),
-          });
-        }
-        const rights = await votingRights(
-          tx,
-          organization,
-          target,
-          principal.user.userId,
-          now,
-          this.consensusExpiryMs,
-        );
-        if (!rights.canApprove) {
-          throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
-            reason:
-              'only root quorum users and users named in the consensus of a policy that applies may vote on this activity',
-          });
-        }
-
-        const definition = activityDefinitionOf(target.type);
-        const handler = definition && ACTIVITY_HANDLERS[definition.kind];
-        if (!definition || !handler) {
-          throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type: target.type });
-        }
-        const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
-        target.votes.push(vote);
-        target.updatedAt = now;
-        const decision = await decide(
-          tx,
-          { organization, definition, parameters: target.parameters, votes: target.votes },
-          now,
-          { rejected: selection === 'VOTE_SELECTION_REJECTED' },
-        );
-        const evaluation = this.evaluationOf(target, vote, decision, now);
-        if (decision.outcome === 'ALLOW') {
-          await this.execute(tx, handler, target, organization, principal, definition, now, {
-            evaluation,
-            vote,
-            effects,
-          });
-        } else if (decision.outcome !== 'CONSENSUS_NEEDED') {
-          // Rejected by a voter, or now denied with no root quorum left to approve it.
-          target.status = 'ACTIVITY_STATUS_REJECTED';
-        }
-        await tx.activities.update(target);
-        await tx.policyEvaluations.insert(evaluation);
-        // A vote that leaves the activity awaiting consensus changes no status: no event.
-        if (target.status !== CONSENSUS_NEEDED) {
-          await enqueueActivityUpdate(tx, this.deps.ids, target, now, organization);
-        }
-        return activityView(target);
+    const activity = await this.deps.store.transaction(async (tx) => {
+      effects.length = 0;
+      const organization = await requireOrganization(tx, s.organizationId);
+      const principal = await findPrincipal(tx, organization, s.stamp, now);
+      // A vote costs 1: its activity paid for what it carries when it was submitted.
+      await s.meter?.charge({
+        organizationId: organization.organizationId,
+        userId: principal.user.userId,
+        cost: 1,
       });
-      await this.runEffects(effects);
-      return activity;
-    } catch (error) {
-      if (error instanceof ExecutionFailed && error.vote) return this.storeVoteFailed(error);
-      throw error;
-    }
+      if (s.refusal) throw s.refusal;
+      requireSameOrganization(principal, organization);
+
+      const fingerprint = s.parameters.fingerprint as string;
+      const found = await tx.activities.findByFingerprint(fingerprint);
+      // Serializes votes on one activity across instances (SELECT … FOR UPDATE).
+      const target =
+        found?.organizationId === organization.organizationId
+          ? await tx.activities.getForUpdate(organization.organizationId, found.id)
+          : undefined;
+      if (!target) throw new KeyholdError('NO_ACTIVITY_WITH_FINGERPRINT', { fingerprint });
+      const scope = new ActivityScope(tx, organization.organizationId);
+      // The same user's same vote body again: answered, not recorded twice. (Two users may
+      // sign identical bodies in the same millisecond; those are two votes.)
+      if (target.votes.some((v) => v.message === s.text && v.userId === principal.user.userId)) {
+        return this.viewFor(scope, organization, target, principal, now);
+      }
+      this.checkLiveness(s.body.timestampMs as string, now);
+      if (target.status !== CONSENSUS_NEEDED) {
+        throw new KeyholdError('ACTIVITY_FINISHED', {
+          activityId: target.id,
+          status: target.status,
+        });
+      }
+      if (target.votes.some((v) => v.userId === principal.user.userId)) {
+        throw new KeyholdError('ALREADY_VOTED', {
+          activityId: target.id,
+          userId: principal.user.userId,
+        });
+      }
+      if (consensusExpired(target, now, this.consensusExpiryMs)) {
+        throw new KeyholdError('CONSENSUS_EXPIRED', {
+          activityId: target.id,
+          expiredAt: timestampOf(consensusExpiresAt(target, this.consensusExpiryMs)),
+        });
+      }
+      const rights = await votingRights(
+        scope,
+        organization,
+        target,
+        principal.user.userId,
+        now,
+        this.consensusExpiryMs,
+      );
+      if (!rights.canApprove) {
+        throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+          reason:
+            'only root quorum users and users named in the consensus of a policy that applies may vote on this activity',
+        });
+      }
+
+      const definition = activityDefinitionOf(target.type);
+      const handler = definition && ACTIVITY_HANDLERS[definition.kind];
+      if (!definition || !handler) {
+        throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: target.type });
+      }
+      const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
+      target.votes.push(vote);
+      target.updatedAt = now;
+      const decision = await decide(
+        scope,
+        { organization, definition, parameters: target.parameters, votes: target.votes },
+        now,
+        { rejected: selection === 'VOTE_SELECTION_REJECTED' },
+      );
+      const evaluation = this.evaluationOf(target, vote, decision, now);
+      if (decision.outcome === 'ALLOW') {
+        await this.execute(
+          scope,
+          handler,
+          target,
+          organization,
+          principal,
+          definition,
+          now,
+          effects,
+        );
+      } else if (decision.outcome !== 'CONSENSUS_NEEDED') {
+        // Rejected by a voter, or now denied with no root quorum left to approve it.
+        target.status = 'ACTIVITY_STATUS_REJECTED';
+      }
+      await tx.activities.update(target);
+      await tx.policyEvaluations.insert(evaluation);
+      // A vote that leaves the activity awaiting consensus changes no status: no event.
+      if (target.status !== CONSENSUS_NEEDED) {
+        await enqueueActivityUpdate(tx, this.deps.ids, target, now, organization);
+      }
+      return activityView(target);
+    });
+    await this.runEffects(effects);
+    return activity;
   }
 
   /** The activity as `principal` sees it (canApprove / canReject for them). */
   private async viewFor(
-    tx: StoreTransaction,
+    scope: ActivityScope,
     organization: OrganizationRecord,
     record: ActivityRecord,
     principal: Principal,
@@ -457,7 +466,7 @@ export class ActivityService {
   ): Promise<Activity> {
     if (principal.organizationId !== organization.organizationId) return activityView(record);
     const rights = await votingRights(
-      tx,
+      scope,
       organization,
       record,
       principal.user.userId,
@@ -483,43 +492,48 @@ export class ActivityService {
     };
   }
 
+  /**
+   * Runs the handler inside a savepoint of the activity's transaction. A refusal it throws (a
+   * KeyholdError) undoes its writes and drops its after-commit effects; the activity is then
+   * stored FAILED, with the refusal, in the same transaction. Anything else is a fault and
+   * rolls the whole transaction back.
+   */
   private async execute(
-    tx: StoreTransaction,
+    scope: ActivityScope,
     handler: ActivityHandler,
     record: ActivityRecord,
     organization: OrganizationRecord,
     principal: Principal,
     definition: ActivityDefinition,
     now: number,
-    failure: {
-      evaluation: PolicyEvaluationRecord;
-      vote?: VoteRecord;
-      effects: AfterCommitEffect[];
-    },
+    effects: AfterCommitEffect[],
   ): Promise<void> {
+    const own: AfterCommitEffect[] = [];
+    const ctx: ActivityContext = {
+      tx: scope.tx,
+      scope,
+      organization,
+      principal,
+      vault: this.deps.vault,
+      work: this.workPool,
+      signer: this.signer,
+      notarizer: this.notarizer,
+      ids: this.deps.ids,
+      now,
+      activityId: record.id,
+      definition,
+      afterCommit: (description, run) => own.push({ description, run }),
+    };
+    record.updatedAt = now;
     try {
-      const ctx: ActivityContext = {
-        tx,
-        organization,
-        principal,
-        vault: this.deps.vault,
-        work: this.workPool,
-        signer: this.signer,
-        notarizer: this.notarizer,
-        ids: this.deps.ids,
-        now,
-        activityId: record.id,
-        definition,
-        afterCommit: (description, run) => failure.effects.push({ description, run }),
-      };
-      record.result = await handler.execute(ctx, record.parameters);
+      record.result = await scope.tx.savepoint(() => handler.execute(ctx, record.parameters));
       record.status = 'ACTIVITY_STATUS_COMPLETED';
-      record.updatedAt = now;
+      effects.push(...own);
     } catch (error) {
-      if (isKeyholdError(error)) {
-        throw new ExecutionFailed(record, error, failure.evaluation, failure.vote);
-      }
-      throw error;
+      if (!isKeyholdError(error)) throw error;
+      record.status = 'ACTIVITY_STATUS_FAILED';
+      record.failure = error.toStatus();
+      delete record.result;
     }
   }
 
@@ -534,60 +548,6 @@ export class ActivityService {
     }
   }
 
-  /** Stores an activity whose execution failed, in a transaction of its own. */
-  private async storeFailed({
-    record,
-    error: cause,
-    evaluation,
-  }: ExecutionFailed): Promise<Activity> {
-    record.status = 'ACTIVITY_STATUS_FAILED';
-    record.failure = cause.toStatus();
-    delete record.result;
-    try {
-      return await this.deps.store.transaction(async (tx) => {
-        const existing = await tx.activities.findByFingerprint(record.fingerprint);
-        if (existing) return activityView(existing);
-        await tx.activities.insert(record);
-        await tx.policyEvaluations.insert(evaluation);
-        await enqueueActivityUpdate(tx, this.deps.ids, record, this.deps.clock.now());
-        return activityView(record);
-      });
-    } catch (error) {
-      if (error instanceof StoreConflictError) return this.existing(record.fingerprint);
-      throw error;
-    }
-  }
-
-  /**
-   * A vote made the activity run and the handler failed: its effects rolled back; record the
-   * vote and the FAILED status in a transaction of its own — unless another vote settled the
-   * activity meanwhile, which then stands.
-   */
-  private async storeVoteFailed({
-    record,
-    error: cause,
-    evaluation,
-    vote,
-  }: ExecutionFailed): Promise<Activity> {
-    return this.deps.store.transaction(async (tx) => {
-      const current = await tx.activities.getForUpdate(record.organizationId, record.id);
-      if (!current) throw new Error('activity vanished while a vote was recorded');
-      const voter = vote!.userId;
-      if (current.status !== CONSENSUS_NEEDED || current.votes.some((v) => v.userId === voter)) {
-        return activityView(current);
-      }
-      current.votes.push(vote!);
-      current.status = 'ACTIVITY_STATUS_FAILED';
-      current.failure = cause.toStatus();
-      current.updatedAt = vote!.createdAt;
-      delete current.result;
-      await tx.activities.update(current);
-      await tx.policyEvaluations.insert(evaluation);
-      await enqueueActivityUpdate(tx, this.deps.ids, current, this.deps.clock.now());
-      return activityView(current);
-    });
-  }
-
   private async existing(fingerprint: string): Promise<Activity> {
     return this.deps.store.transaction(async (tx) => {
       const found = await tx.activities.findByFingerprint(fingerprint);
@@ -599,7 +559,7 @@ export class ActivityService {
   private checkLiveness(timestampMs: string, now: number): void {
     const ts = Number(timestampMs);
     if (!Number.isSafeInteger(ts) || Math.abs(now - ts) > this.tolerance) {
-      throw new KeyholdError('TIMESTAMP_OUTSIDE_WINDOW', {
+      throw new KeyholdError('TIMESTAMP_INVALID', {
         field: '/timestampMs',
         serverTimeMs: String(now),
         toleranceMs: this.tolerance,

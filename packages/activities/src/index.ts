@@ -31,6 +31,12 @@ export {
 export { Clock, systemClock } from './ports/clock.js';
 export { Ids, randomIds } from './ports/ids.js';
 export {
+  PORT_ERROR_BRAND,
+  PortError,
+  type PortErrorCode,
+  portErrorCodeOf,
+} from './ports/port-error.js';
+export {
   type RateLimitDecision,
   RateLimiter,
   RateLimiterUnavailableError,

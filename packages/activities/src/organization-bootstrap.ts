@@ -59,7 +59,7 @@ export async function bootstrapOrganization(
   } catch (error) {
     // Another instance bootstrapped the same organization at the same moment: its id is
     // derived from the name and key, so our insert collided; read what it wrote.
-    if (error instanceof StoreConflictError) return bootstrapOnce(deps, input);
+    if (StoreConflictError.is(error)) return bootstrapOnce(deps, input);
     throw error;
   }
 }

@@ -10,9 +10,11 @@
  * window) and its fingerprint (a body already submitted answers with its stored activity).
  * @module
  */
+
 import type { Effect, Outcome } from '@keyhold/protocol';
 import { KeyholdError, VOTE_KINDS, validateEnvelope } from '@keyhold/protocol';
 import { checkProposal, definitionOfType, handlerOf, voteRecordOf } from './activity-proposal.js';
+import { ActivityScope } from './activity-scope.js';
 import { requireOrganization } from './activity-service.js';
 import {
   type ActivityDecision,
@@ -119,7 +121,7 @@ export class PolicyExplainer {
    * submit refuses them). Field pointers in a refusal's details are relative to the activity.
    * With a `meter`, the dry run is charged (cost 1, like a query) to its user and organization
    * once its stamp verified.
-   * @throws KeyholdError the refusal submit would answer with, or BAD_REQUEST_BODY for a
+   * @throws KeyholdError the refusal submit would answer with, or REQUEST_INVALID for a
    *   malformed request
    */
   async explain(request: IncomingRequest, meter?: RequestMeter): Promise<PolicyExplanation> {
@@ -129,7 +131,7 @@ export class PolicyExplainer {
     validateEnvelope(activity);
     const definition = definitionOfType(activity);
     if (VOTE_KINDS.has(definition.kind)) {
-      throw new KeyholdError('BAD_REQUEST_BODY', {
+      throw new KeyholdError('REQUEST_INVALID', {
         field: '/type',
         reason: 'a vote is not explained; explain the activity it votes on',
       });
@@ -162,7 +164,7 @@ export class PolicyExplainer {
           now,
         );
         const decision = await decide(
-          tx,
+          new ActivityScope(tx, organization.organizationId),
           { organization, definition, parameters, votes: [vote] },
           now,
         );
@@ -182,7 +184,7 @@ export class PolicyExplainer {
 
 /**
  * The proposed activity of an explain request, whose organization must be the request's.
- * @throws KeyholdError BAD_REQUEST_BODY
+ * @throws KeyholdError REQUEST_INVALID
  */
 function activityOf(
   body: Record<string, unknown>,
@@ -190,14 +192,14 @@ function activityOf(
 ): Record<string, unknown> {
   const unknown = Object.keys(body).find((key) => !REQUEST_FIELDS.has(key));
   if (unknown !== undefined) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       field: `/${unknown}`,
       reason: 'an explain request has only organizationId and activity',
     });
   }
   const { activity } = body;
   if (typeof activity !== 'object' || activity === null || Array.isArray(activity)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       field: '/activity',
       reason: 'activity must be the activity body you would submit',
     });
@@ -205,7 +207,7 @@ function activityOf(
   const target = (activity as Record<string, unknown>).organizationId;
   if (typeof target === 'string' && target.toLowerCase() !== organizationId) {
     // The caller is found in the request's organization: the activity must target it too.
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       field: '/activity/organizationId',
       reason: 'must be the organizationId of the request',
     });

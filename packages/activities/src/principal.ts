@@ -16,11 +16,13 @@ export interface Principal {
   user: UserRecord;
   apiKey: ApiKeyRecord;
   stamp: ApiKeyStamp;
+  /** Every API key of `user`, when the credential lookup returned them (a vote records them). */
+  userApiKeys?: readonly ApiKeyRecord[];
 }
 
 /**
  * Finds the stamp's API key in `organization` or its parent.
- * @throws KeyholdError PUBLIC_KEY_NOT_FOUND, EXPIRED_API_KEY, API_KEY_SIGNATURE_INVALID
+ * @throws KeyholdError PUBLIC_KEY_NOT_FOUND, API_KEY_EXPIRED, SIGNATURE_INVALID
  */
 export async function findPrincipal(
   tx: StoreTransaction,
@@ -35,7 +37,7 @@ export async function findPrincipal(
 /**
  * whoami: as `findPrincipal`, and when that finds no usable key, the one sub-organization of
  * `organization` that holds it (a sub-organization's user naming the parent).
- * @throws KeyholdError MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY when several do, else as
+ * @throws KeyholdError MULTIPLE_SUB_ORGANIZATIONS when several do, else as
  * `findPrincipal` (its error when no sub-organization holds the key)
  */
 export async function findWhoamiPrincipal(
@@ -51,7 +53,7 @@ export async function findWhoamiPrincipal(
     if (!isKeyholdError(error) || error.key !== 'PUBLIC_KEY_NOT_FOUND') throw error;
     // Every sub-organization holding the key counts, usable or not (expired, other curve).
     const holders = found.filter((c) => c.relation === 'child');
-    if (holders.length > 1) throw new KeyholdError('MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY');
+    if (holders.length > 1) throw new KeyholdError('MULTIPLE_SUB_ORGANIZATIONS');
     if (!holders[0]) throw error;
     return principalOf(holders[0], stamp, now);
   }
@@ -84,12 +86,18 @@ function principalOf(
   now: number,
 ): Principal {
   if (!credential) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
-  const { apiKey, user } = credential;
+  const { apiKey, user, userApiKeys } = credential;
   // A key registered for one curve never authenticates a stamp made with another scheme.
-  if (apiKey.curve !== stamp.apiKeyCurve) throw new KeyholdError('API_KEY_SIGNATURE_INVALID');
+  if (apiKey.curve !== stamp.apiKeyCurve) throw new KeyholdError('SIGNATURE_INVALID');
   if (apiKey.expiresAt !== undefined && apiKey.expiresAt <= now) {
-    throw new KeyholdError('EXPIRED_API_KEY');
+    throw new KeyholdError('API_KEY_EXPIRED');
   }
   if (!user) throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');
-  return { organizationId: apiKey.organizationId, user, apiKey, stamp };
+  return {
+    organizationId: apiKey.organizationId,
+    user,
+    apiKey,
+    stamp,
+    ...(userApiKeys ? { userApiKeys } : {}),
+  };
 }

@@ -72,7 +72,7 @@ export class QueryService {
     meter?: RequestMeter,
   ): Promise<Record<string, unknown>> {
     const handler = QUERY_HANDLERS[name];
-    if (!handler) throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
+    if (!handler) throw new KeyholdError('UNSUPPORTED_QUERY', { query: name });
     const now = this.deps.clock.now();
     const { notarizerPublicKey } = this.deps;
     const authenticated: SignedRequest | SessionRequest =

@@ -44,7 +44,7 @@ describe('checkRawBodyBounds', () => {
     expect(() => checkRawBodyBounds(JSON.stringify(body, null, 8))).not.toThrow();
     const content = JSON.stringify(body);
     const padded = `${content.slice(0, -1)}${' '.repeat(WHITESPACE_ALLOWANCE + content.length + 1)}}`;
-    expect(refusal(padded).key).toBe('BAD_REQUEST_BODY');
+    expect(refusal(padded).key).toBe('REQUEST_INVALID');
     const justEnough = `${content.slice(0, -1)}${' '.repeat(WHITESPACE_ALLOWANCE + content.length)}}`;
     expect(() => checkRawBodyBounds(justEnough)).not.toThrow();
   });
@@ -54,7 +54,7 @@ describe('checkRawBodyBounds', () => {
     expect(() => checkRawBodyBounds(ok)).not.toThrow();
     const padded = `{"p":{"rootQuorumThreshold":1.${'0'.repeat(1_000_000)}}}`;
     const error = refusal(padded);
-    expect(error.key).toBe('BAD_REQUEST_BODY');
+    expect(error.key).toBe('REQUEST_INVALID');
     expect(error.context.field).toBe('/p/rootQuorumThreshold');
   });
 

@@ -40,7 +40,7 @@ const pointerSegment = (name: string) =>
  * <path>", and padding beyond {@link WHITESPACE_ALLOWANCE} plus the content's own size or a
  * number longer than {@link MAX_NUMBER_LENGTH} with "bad request body".
  * @param text a body `JSON.parse` accepted
- * @throws KeyholdError DUPLICATE_FIELD, BAD_REQUEST_BODY
+ * @throws KeyholdError DUPLICATE_FIELD, REQUEST_INVALID
  */
 export function checkRawBodyBounds(text: string): void {
   const stack: Frame[] = [];
@@ -112,7 +112,7 @@ export function checkRawBodyBounds(text: string): void {
       )
         end++;
       if (end - i > MAX_NUMBER_LENGTH) {
-        throw new KeyholdError('BAD_REQUEST_BODY', {
+        throw new KeyholdError('REQUEST_INVALID', {
           field: valuePath(),
           reason: `a number may have at most ${MAX_NUMBER_LENGTH} characters`,
         });
@@ -121,7 +121,7 @@ export function checkRawBodyBounds(text: string): void {
     }
   }
   if (whitespace > WHITESPACE_ALLOWANCE + (text.length - whitespace)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       reason: 'whitespace between tokens exceeds the content of the body',
     });
   }

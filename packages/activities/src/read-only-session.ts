@@ -39,7 +39,7 @@ export interface SessionRequest {
 /**
  * Verifies the `X-Session` JWT with the notarizer's public key and its expiry against `now`
  * (epoch ms), then parses the body.
- * @throws KeyholdError AUTHENTICATION_FAILED (not a read-only session this server signed, or
+ * @throws KeyholdError UNAUTHENTICATED (not a read-only session this server signed, or
  *   expired), BAD_REQUEST_BODY
  */
 export function readSessionRequest(
@@ -49,12 +49,12 @@ export function readSessionRequest(
 ): SessionRequest {
   const claims = readSessionJwt(request.headers[SESSION_HEADER] ?? '', notarizerPublicKey);
   if (claims?.sessionType !== 'SESSION_TYPE_READ_ONLY') {
-    throw new KeyholdError('AUTHENTICATION_FAILED', {
+    throw new KeyholdError('UNAUTHENTICATED', {
       reason: 'X-Session is not a read-only session issued by this server',
     });
   }
   if (claims.exp * 1000 <= now) {
-    throw new KeyholdError('AUTHENTICATION_FAILED', { reason: 'the read-only session expired' });
+    throw new KeyholdError('UNAUTHENTICATED', { reason: 'the read-only session expired' });
   }
   return { claims, ...parseRequestBody(request.rawBody) };
 }
@@ -62,7 +62,7 @@ export function readSessionRequest(
 /**
  * The session's user, reading `organization`: the session's own organization or one of its
  * sub-organizations (as a stamp of that user could read).
- * @throws KeyholdError ORGANIZATION_MISMATCH (another organization), AUTHENTICATION_FAILED
+ * @throws KeyholdError ORGANIZATION_MISMATCH (another organization), UNAUTHENTICATED
  *   (the user no longer exists)
  */
 export async function findSessionReader(
@@ -79,7 +79,7 @@ export async function findSessionReader(
   }
   const user = await tx.users.get(home, claims.userId);
   if (!user) {
-    throw new KeyholdError('AUTHENTICATION_FAILED', { reason: "the session's user is gone" });
+    throw new KeyholdError('UNAUTHENTICATED', { reason: "the session's user is gone" });
   }
   return { organizationId: home, user };
 }

@@ -56,19 +56,19 @@ export function parseRequestBody(rawBody: Uint8Array): {
     text = decoder.decode(rawBody);
     body = JSON.parse(text);
   } catch {
-    throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not UTF-8 JSON' });
+    throw new KeyholdError('REQUEST_INVALID', { reason: 'body is not UTF-8 JSON' });
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not a JSON object' });
+    throw new KeyholdError('REQUEST_INVALID', { reason: 'body is not a JSON object' });
   }
   if (nestedDeeperThan(body, MAX_BODY_DEPTH)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       reason: `JSON nested too deep: at most ${MAX_BODY_DEPTH} levels of objects and arrays`,
     });
   }
   checkRawBodyBounds(text);
   if (!storableText(body)) {
-    throw new KeyholdError('BAD_REQUEST_BODY', {
+    throw new KeyholdError('REQUEST_INVALID', {
       reason: 'strings must be well-formed Unicode without U+0000',
     });
   }
@@ -77,11 +77,11 @@ export function parseRequestBody(rawBody: Uint8Array): {
 
 /**
  * The target organization id, lower-cased.
- * @throws KeyholdError MALFORMED_ORGANIZATION_ID
+ * @throws KeyholdError INVALID_ORGANIZATION_ID
  */
 export function organizationIdOf(body: Record<string, unknown>): string {
   const id = body.organizationId;
-  if (!isUuid(id)) throw new KeyholdError('MALFORMED_ORGANIZATION_ID');
+  if (!isUuid(id)) throw new KeyholdError('INVALID_ORGANIZATION_ID');
   return id.toLowerCase();
 }
 

@@ -62,14 +62,14 @@ const MAX_STAMP_LENGTH = 4096;
 
 /**
  * Reads the stamp headers of a request. Header names are lower-case.
- * @throws KeyholdError STAMP_MISSING, MALFORMED_STAMP, WEBAUTHN_NOT_SUPPORTED,
+ * @throws KeyholdError SIGNATURE_MISSING, MALFORMED_STAMP, CREDENTIAL_NOT_FOUND,
  *   REQUEST_NOT_AUTHORIZED (a read-only session and no stamp)
  */
 export function parseStamp(headers: Readonly<Record<string, string | undefined>>): ApiKeyStamp {
   const header = headers['x-stamp'];
   if (header === undefined || header === '') {
     if (headers['x-stamp-webauthn'] !== undefined) {
-      throw new KeyholdError('WEBAUTHN_NOT_SUPPORTED', {
+      throw new KeyholdError('CREDENTIAL_NOT_FOUND', {
         reason: 'passkey stamps are not supported yet',
       });
     }
@@ -84,7 +84,7 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
         reason: 'a read-only session (X-Session) may only read; activities need a stamp',
       });
     }
-    throw new KeyholdError('STAMP_MISSING');
+    throw new KeyholdError('SIGNATURE_MISSING');
   }
   if (header.length > MAX_STAMP_LENGTH || !BASE64URL.test(header)) {
     throw new KeyholdError('MALFORMED_STAMP', { reason: 'X-Stamp is not base64url' });
@@ -173,7 +173,7 @@ export function canonicalDer(signature: Uint8Array): Uint8Array | undefined {
  * Verifies a stamp over the raw body.
  * Ed25519 also accepts a signature over SHA-256(body), which older Go clients produced.
  * EIP-191 verifies the `personal_sign` digest of the body.
- * @throws KeyholdError API_KEY_SIGNATURE_INVALID
+ * @throws KeyholdError SIGNATURE_INVALID
  */
 export async function verifyStamp(
   verifier: SignatureVerifier,
@@ -185,12 +185,12 @@ export async function verifyStamp(
     const der = canonicalDer(signatureBytes);
     const digest = eip191Digest(rawBody);
     if (der && (await verifier.verifyDigest('secp256k1', publicKeyBytes, digest, der))) return;
-    throw new KeyholdError('API_KEY_SIGNATURE_INVALID');
+    throw new KeyholdError('SIGNATURE_INVALID');
   }
   if (await verifier.verify(curve, publicKeyBytes, rawBody, signatureBytes)) return;
   if (curve === 'ed25519') {
     const digest = sha256(rawBody);
     if (await verifier.verify(curve, publicKeyBytes, digest, signatureBytes)) return;
   }
-  throw new KeyholdError('API_KEY_SIGNATURE_INVALID');
+  throw new KeyholdError('SIGNATURE_INVALID');
 }

@@ -21,7 +21,7 @@ export interface Submitter {
 
 /**
  * Finds the submitter of an activity of `definition` whose body names `named`.
- * @throws KeyholdError as `findPrincipal`, and MULTIPLE_SUB_ORGANIZATIONS_FOR_PUBLIC_KEY when
+ * @throws KeyholdError as `findPrincipal`, and MULTIPLE_SUB_ORGANIZATIONS when
  *   several sub-organizations hold a login's credential
  */
 export async function findSubmitter(

@@ -48,7 +48,8 @@ export async function openStore(
       });
       // Loaded here, not at the top: embedding @keyhold/server loads no database driver.
       const { createPgliteStore } = await import('@keyhold/store-postgres');
-      const store = await createPgliteStore({ dataDir: dir.pgdata });
+      // PGlite on a thread of its own: its WebAssembly does not take turns with requests.
+      const store = await createPgliteStore({ dataDir: dir.pgdata, thread: 'worker' });
       await makePrivate(dir.root);
       const close = store.close.bind(store);
       store.close = async () => {

@@ -54,10 +54,17 @@ export {
   VOTE_SELECTIONS,
   type VoteSelection,
 } from './enums.js';
+export type {
+  ErrorContext,
+  ErrorDetailsArgs,
+  ErrorDetailsByKey,
+  ErrorDetailsOf,
+} from './error-details.js';
 export {
   ERROR_DETAIL_TYPE,
   internalStatus,
   isKeyholdError,
+  KEYHOLD_ERROR_BRAND,
   KeyholdError,
   type StatusBody,
   type StatusDetail,

@@ -4,6 +4,7 @@
  * thrown is a fault, and reaches a client only as "internal server error (<id>)".
  * @module
  */
+import type { ErrorContext, ErrorDetailsArgs } from './error-details.js';
 import { type MessageEntry, type MessageKey, Messages } from './messages.js';
 import { httpStatusOf, type StatusCode } from './status-code.js';
 
@@ -20,28 +21,51 @@ export interface StatusBody {
   details: StatusDetail[];
 }
 
+/** The `@type` of the detail every Keyhold refusal carries. */
 export const ERROR_DETAIL_TYPE = 'type.googleapis.com/keyhold.v1.ErrorDetail';
 
 /**
- * A refusal with a catalogue message.
- * @example
- * throw new KeyholdError('BAD_REQUEST_BODY', { field: 'parameters' });
+ * The brand of a KeyholdError, in the global symbol registry so that two copies of
+ * `@keyhold/protocol` (a duplicate install, a bundled copy) recognize each other's errors,
+ * which `instanceof` does not.
  */
-export class KeyholdError extends Error {
-  readonly key: MessageKey;
+export const KEYHOLD_ERROR_BRAND: unique symbol = Symbol.for('keyhold.error');
+
+/**
+ * A refusal with a catalogue message. `K` is its catalogue key (its wire errorCode, or a
+ * message variant's name); the details are checked against the shape `K` declares.
+ * @example
+ * throw new KeyholdError('UNKNOWN_FIELD', { field: '/parameters/x', reason: 'not a field' });
+ * if (KeyholdError.is(error)) return error.toStatus();
+ */
+export class KeyholdError<K extends MessageKey = MessageKey> extends Error {
+  declare readonly [KEYHOLD_ERROR_BRAND]: true;
+  readonly key: K;
   readonly code: StatusCode;
   readonly errorCode: string;
   /** Extra, non-secret context for the caller (where, which field). */
-  readonly context: Record<string, unknown>;
+  readonly context: ErrorContext;
 
-  constructor(key: MessageKey, context: Record<string, unknown> = {}, message?: string) {
+  constructor(key: K, ...[context, message]: ErrorDetailsArgs<K>) {
     const entry: MessageEntry = Messages[key];
     super(message ?? entry.message);
     this.name = 'KeyholdError';
     this.key = key;
     this.code = entry.code;
     this.errorCode = entry.errorCode;
-    this.context = context;
+    this.context = (context ?? {}) as ErrorContext;
+  }
+
+  /**
+   * True when `value` is a KeyholdError — of this copy of the package or of any other: the
+   * check reads the global brand, never the class.
+   */
+  static is(value: unknown): value is KeyholdError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as { [KEYHOLD_ERROR_BRAND]?: unknown })[KEYHOLD_ERROR_BRAND] === true
+    );
   }
 
   get httpStatus(): number {
@@ -61,9 +85,13 @@ export class KeyholdError extends Error {
   }
 }
 
-/** True when `value` is a KeyholdError. */
+// On the prototype, not each instance: it is not an own property that equality checks or
+// serializers would see, and every instance (of any copy) inherits it.
+Object.defineProperty(KeyholdError.prototype, KEYHOLD_ERROR_BRAND, { value: true });
+
+/** True when `value` is a KeyholdError, from this copy of the package or another. */
 export function isKeyholdError(value: unknown): value is KeyholdError {
-  return value instanceof KeyholdError;
+  return KeyholdError.is(value);
 }
 
 /** The Status body for an internal fault, with an error id the operator can find in logs. */

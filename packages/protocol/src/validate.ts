@@ -33,11 +33,11 @@ function messageKeyOf(error: ErrorObject): MessageKey {
     const props = (parent.properties ?? {}) as Record<string, Record<string, unknown>>;
     const key = props[missing]?.['x-missing'];
     if (typeof key === 'string' && key in Messages) return key as MessageKey;
-    return 'BAD_REQUEST_BODY';
+    return 'REQUEST_INVALID';
   }
   const key = parent['x-error'];
   if (typeof key === 'string' && key in Messages) return key as MessageKey;
-  return 'BAD_REQUEST_BODY';
+  return 'REQUEST_INVALID';
 }
 
 /** Longest unknown member name quoted back: the name itself may be most of the body. */
@@ -54,7 +54,7 @@ function check(id: string, schema: JsonSchema, value: unknown, base: string): vo
   const fn = compiled(id, schema);
   if (fn(value)) return;
   const error = fn.errors?.[0];
-  if (!error) throw new KeyholdError('BAD_REQUEST_BODY');
+  if (!error) throw new KeyholdError('REQUEST_INVALID');
   if (error.keyword === 'additionalProperties') {
     // Before x-error: an annotated object (e.g. a sub-organization's `wallet`) would
     // otherwise answer with its own message for a member it does not have.
@@ -100,7 +100,7 @@ export function validateEnvelope(body: unknown): void {
 /** Checks `parameters` against the schema of `type`. */
 export function validateIntent(type: string, parameters: unknown): void {
   if (!Object.hasOwn(INTENT_SCHEMAS, type)) {
-    throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { type });
+    throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type });
   }
   const schema = INTENT_SCHEMAS[type as keyof typeof INTENT_SCHEMAS];
   check(`intent:${type}`, schema, parameters, '/parameters');
@@ -109,7 +109,7 @@ export function validateIntent(type: string, parameters: unknown): void {
 /** Checks a query body. */
 export function validateQuery(name: string, body: unknown): void {
   if (!Object.hasOwn(QUERY_SCHEMAS, name)) {
-    throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
+    throw new KeyholdError('UNSUPPORTED_QUERY', { query: name });
   }
   const schema = QUERY_SCHEMAS[name as keyof typeof QUERY_SCHEMAS];
   check(`query:${name}`, schema, body, '');

@@ -150,7 +150,7 @@ describe('the published client against startServer({ http: "koa" })', () => {
     expect(reply.headers['content-type']).toBe('application/json');
     expect(JSON.parse(reply.body)).toEqual({
       code: 16,
-      message: Messages.API_KEY_SIGNATURE_INVALID.message,
+      message: Messages.SIGNATURE_INVALID.message,
       details: [expect.objectContaining({ errorCode: 'SIGNATURE_INVALID' })],
     });
   });

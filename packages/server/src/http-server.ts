@@ -80,7 +80,7 @@ function refusalFor(code: string | undefined): MessageKey | undefined {
   if (code === 'HPE_HEADER_OVERFLOW') return 'REQUEST_HEADERS_TOO_LARGE';
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 'REQUEST_TIMEOUT';
   if (code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return 'REQUEST_TOO_LARGE';
-  if (code?.startsWith('HPE_')) return 'MALFORMED_HTTP_REQUEST';
+  if (code?.startsWith('HPE_')) return 'MALFORMED_REQUEST';
   return undefined; // ECONNRESET and the like: the client is gone, nothing to answer
 }
 

@@ -13,6 +13,7 @@ import {
   type ActivityService,
   laneOfRoute,
   type PolicyExplainer,
+  portErrorCodeOf,
   QueryService,
   type RateLimitDecision,
   type RateLimiter,
@@ -22,12 +23,10 @@ import {
   RequestAdmission,
   rateLimitedMessage,
   type Store,
-  StoreUnavailableError,
 } from '@keyhold/activities';
 import {
   activityDefinitionsAt,
   internalStatus,
-  isKeyholdError,
   KeyholdError,
   type RawRequest,
   type RawResponse,
@@ -201,7 +200,7 @@ export class KeyholdRequestHandler implements RequestHandler {
         return this.publicKeys();
       }
       const route = apiRouteOf(path);
-      if (!route) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (!route) throw new KeyholdError('NOT_FOUND', { path });
       const { rateLimiting } = this.deps;
       if (rateLimiting) {
         admission = new RequestAdmission(
@@ -221,8 +220,7 @@ export class KeyholdRequestHandler implements RequestHandler {
         return this.tooManyRequests(rateLimiting, request, admission.refusal);
       }
       const unavailable =
-        admission?.unavailable ??
-        (error instanceof RateLimiterUnavailableError ? error : undefined);
+        admission?.unavailable ?? (RateLimiterUnavailableError.is(error) ? error : undefined);
       if (rateLimiting && unavailable) {
         return this.limiterUnavailable(rateLimiting, request, unavailable);
       }
@@ -243,7 +241,7 @@ export class KeyholdRequestHandler implements RequestHandler {
   /** Every public key Keyhold publishes; no authentication, cacheable like the JWKS. */
   private publicKeys(): RawResponse {
     const { publicKeys } = this.deps;
-    if (!publicKeys) throw new KeyholdError('NOT_FOUND_ROUTE', { path: PUBLIC_KEYS_PATH });
+    if (!publicKeys) throw new KeyholdError('NOT_FOUND', { path: PUBLIC_KEYS_PATH });
     const document: PublicKeysDocument = {
       signerPublicKey: publicKeys.signerPublicKey,
       notarizerPublicKey: publicKeys.notarizerPublicKey,
@@ -257,8 +255,12 @@ export class KeyholdRequestHandler implements RequestHandler {
   }
 
   private failure(error: unknown, request: RawRequest): RawResponse {
-    if (isKeyholdError(error)) return json(error.httpStatus, error.toStatus());
-    if (error instanceof StoreUnavailableError) {
+    if (KeyholdError.is(error)) return json(error.httpStatus, error.toStatus());
+    // Port errors by their code, not their class: an adapter built on another copy of
+    // @keyhold/activities throws errors this copy's `instanceof` would not know. A
+    // STORE_CONFLICT the services resolve, and RATE_LIMITED / RATE_LIMIT_BACKEND_UNAVAILABLE
+    // handle() answers from the admission first: any that gets here is a fault.
+    if (portErrorCodeOf(error) === 'STORE_UNAVAILABLE') {
       const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
       return retryLater(unavailable.toStatus());
     }
@@ -280,23 +282,23 @@ export class KeyholdRequestHandler implements RequestHandler {
   ): Promise<RawResponse> {
     const { method, path } = request;
     if (kind === 'extension') {
-      if (path !== EXPLAIN_POLICIES_PATH) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (path !== EXPLAIN_POLICIES_PATH) throw new KeyholdError('NOT_FOUND', { path });
       if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
       return json(200, await this.deps.explainer.explain(request, meter));
     }
     if (kind === 'submit') {
       if (activityDefinitionsAt(name).length === 0) {
         if (KNOWN_SUBMIT_PATHS.has(name))
-          throw new KeyholdError('ACTIVITY_TYPE_NOT_SUPPORTED', { path });
-        throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+          throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { path });
+        throw new KeyholdError('NOT_FOUND', { path });
       }
       if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
       const activity = await this.deps.activities.submit(name, request, meter);
       return json(200, { activity });
     }
     if (!QueryService.serves(name)) {
-      if (KNOWN_QUERY_PATHS.has(name)) throw new KeyholdError('QUERY_NOT_SUPPORTED', { path });
-      throw new KeyholdError('NOT_FOUND_ROUTE', { path });
+      if (KNOWN_QUERY_PATHS.has(name)) throw new KeyholdError('UNSUPPORTED_QUERY', { path });
+      throw new KeyholdError('NOT_FOUND', { path });
     }
     if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
     return json(200, await this.deps.queries.query(name, request, meter));
@@ -354,9 +356,7 @@ export class KeyholdRequestHandler implements RequestHandler {
       this.deps.logger.warn('rate limiter unavailable: answering 503', { reason: error.reason });
     }
     if (!wantsProblemJson(request.headers.accept)) {
-      return retryLater(
-        new KeyholdError('UNAVAILABLE', { errorCode: 'RATE_LIMIT_BACKEND_UNAVAILABLE' }).toStatus(),
-      );
+      return retryLater(new KeyholdError('RATE_LIMIT_BACKEND_UNAVAILABLE').toStatus());
     }
     return {
       status: 503,

@@ -87,7 +87,7 @@ export type OutboxStore = Store & Outbox;
 
 /** A store under test, and how to wipe it between property runs. */
 export interface Target {
-  name: 'memory' | 'pglite' | 'postgres';
+  name: 'memory' | 'pglite' | 'pglite in a worker' | 'postgres';
   open(): Promise<OutboxStore>;
   /** Deletes every record (SQL targets) so a run starts from an empty store. */
   truncate?(store: Store): Promise<void>;
@@ -105,9 +105,16 @@ const TRUNCATE =
  * default path; seconds per store). `shared`: one PGlite for the whole file, one schema
  * per store (and truncation between property runs).
  */
-export function pgliteTarget(mode: 'owned' | 'shared'): Target {
+export function pgliteTarget(mode: 'owned' | 'shared' | 'worker'): Target {
   if (mode === 'owned') {
     return { name: 'pglite', open: () => createPgliteStore(), dispose: async () => {} };
+  }
+  if (mode === 'worker') {
+    return {
+      name: 'pglite in a worker',
+      open: () => createPgliteStore({ thread: 'worker' }),
+      dispose: async () => {},
+    };
   }
   let db: Promise<PGlite> | undefined;
   const schemasOf = new WeakMap<Store, string>();

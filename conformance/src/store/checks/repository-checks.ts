@@ -184,7 +184,7 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
   });
 
   check(
-    'credentials: one public key in the organization, its parent and at most two of its sub-organizations, with the user',
+    'credentials: one public key in the organization, its parent and at most two of its sub-organizations, with the user and its API keys',
     async () => {
       const parent = organization();
       const P = parent.organizationId;
@@ -235,10 +235,12 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
             includeChildren,
           }),
         );
+      // With its user come all of that user's keys, in creation order.
+      const userApiKeys = (org: string) => (org === P ? [keys.get(P), expired] : [keys.get(org)]);
       const of = (relation: string, org: string, withUser = true) => ({
         relation,
         apiKey: keys.get(org),
-        ...(withUser ? { user: users.get(org) } : {}),
+        ...(withUser ? { user: users.get(org), userApiKeys: userApiKeys(org) } : {}),
       });
 
       // The organization's own key comes first, then its parent's.
@@ -271,7 +273,9 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
             includeChildren: true,
           }),
         ),
-      ).toEqual([{ relation: 'self', apiKey: expired, user: users.get(P) }]);
+      ).toEqual([
+        { relation: 'self', apiKey: expired, user: users.get(P), userApiKeys: userApiKeys(P) },
+      ]);
       // An unknown key, or a scope that holds none of it, finds nothing.
       expect(
         await tx((t) =>

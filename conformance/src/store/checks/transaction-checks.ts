@@ -1,7 +1,8 @@
 /**
  * Store contract, copies and transactions: records go in and come out as copies; a
  * transaction that throws leaves nothing behind; a conflict caught inside a transaction does
- * not spoil it; a transaction returns its work's value and later ones see what it committed.
+ * not spoil it; a savepoint that throws undoes only its own writes; a transaction returns its
+ * work's value and later ones see what it committed.
  * @module
  */
 import type { StoreConflictError } from '@keyhold/activities';
@@ -170,6 +171,61 @@ export function transactionChecks(options: StoreContractOptions): StoreCheck[] {
     });
     expect(result).toBe('activity_fingerprint');
     expect(await tx((t) => t.activities.get(o, second.id))).toEqual(second);
+  });
+
+  check('a savepoint that throws undoes its writes; the transaction goes on', async () => {
+    const o = fresh('org');
+    const kept = activity(o);
+    const undone = wallet(o);
+    const undoneToo = activity(o);
+    const after = wallet(o);
+    const failure = new Error('the handler failed');
+    const outcome = await tx(async (t) => {
+      await t.activities.insert(kept);
+      const thrown = await t
+        .savepoint(async () => {
+          await t.wallets.insert(undone);
+          await t.activities.insert(undoneToo);
+          // A conflict inside the savepoint, as a handler's duplicate name would raise.
+          await t.activities.insert(activity(o, { fingerprint: kept.fingerprint })).catch(() => {});
+          throw failure;
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      // What the savepoint read stays readable; what it wrote is gone, inside the transaction.
+      expect(await t.wallets.get(o, undone.walletId)).toBeUndefined();
+      expect(await t.activities.get(o, undoneToo.id)).toBeUndefined();
+      await t.wallets.insert(after);
+      return thrown;
+    });
+    expect(outcome).toBe(failure);
+    expect(await tx((t) => t.activities.get(o, kept.id))).toEqual(kept);
+    expect(await tx((t) => t.wallets.get(o, after.walletId))).toEqual(after);
+    expect(await tx((t) => t.wallets.get(o, undone.walletId))).toBeUndefined();
+    expect(await tx((t) => t.activities.get(o, undoneToo.id))).toBeUndefined();
+  });
+
+  check('a savepoint that succeeds keeps its writes; savepoints nest', async () => {
+    const o = fresh('org');
+    const outer = wallet(o);
+    const inner = wallet(o);
+    const value = await tx(async (t) =>
+      t.savepoint(async () => {
+        await t.wallets.insert(outer);
+        await t
+          .savepoint(async () => {
+            await t.wallets.insert(inner);
+            throw new Error('inner fails');
+          })
+          .catch(() => {});
+        return 'outer kept';
+      }),
+    );
+    expect(value).toBe('outer kept');
+    expect(await tx((t) => t.wallets.get(o, outer.walletId))).toEqual(outer);
+    expect(await tx((t) => t.wallets.get(o, inner.walletId))).toBeUndefined();
   });
 
   check('returns the value of the work; a later transaction sees committed writes', async () => {

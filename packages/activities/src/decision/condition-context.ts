@@ -15,12 +15,7 @@
  * @module
  */
 
-import {
-  deriveAddress,
-  parseEip7702Authorization,
-  parseTransaction,
-  parseTypedData,
-} from '@keyhold/keys';
+import { deriveAddress, parseEip7702Authorization, parseTypedData } from '@keyhold/keys';
 import type {
   ConditionContext,
   PolicyActivity,
@@ -29,8 +24,7 @@ import type {
 } from '@keyhold/policy-engine';
 import type { ActivityDefinition, Curve, TransactionType } from '@keyhold/protocol';
 import { hexToBytes } from '@noble/hashes/utils.js';
-import { findSigningKey } from '../handlers/resolve-signer.js';
-import type { StoreTransaction } from '../ports/store.js';
+import type { ActivityScope } from '../activity-scope.js';
 import type { PrivateKeyRecord, WalletAccountRecord, WalletRecord } from '../records.js';
 
 type Parameters = Readonly<Record<string, unknown>>;
@@ -133,12 +127,13 @@ function ethereumAddressOf(curve: Curve, publicKey: string): string | undefined 
  * parse failure here leaves the keyword out (policies reading it get a `missing` error).
  */
 function addTransaction(
+  scope: ActivityScope,
   context: Record<string, unknown>,
   parameters: Parameters,
   from: string | undefined,
 ): void {
   try {
-    const parsed = parseTransaction(
+    const parsed = scope.transaction(
       parameters.type as TransactionType,
       String(parameters.unsignedTransaction ?? ''),
     );
@@ -185,11 +180,11 @@ function addPayloads(context: Record<string, unknown>, parameters: Parameters): 
 
 /** Builds the condition keywords of an activity from its parameters and the organization's records. */
 export async function conditionContextOf(
-  tx: StoreTransaction,
-  organizationId: string,
+  scope: ActivityScope,
   definition: ActivityDefinition,
   parameters: Parameters,
 ): Promise<ConditionContext> {
+  const { tx, organizationId } = scope;
   const context: Record<string, unknown> = { activity: policyActivity(definition, parameters) };
   /** Distinct ids (lower-case: one record named twice is still one target). */
   const ids = (value: unknown): string[] =>
@@ -224,7 +219,7 @@ export async function conditionContextOf(
   /** The signer's records; returns its Ethereum address (for `eth.tx.from`). */
   const addSigningKey = async (signWith: unknown): Promise<string | undefined> => {
     if (typeof signWith !== 'string') return undefined;
-    const found = await findSigningKey(tx, organizationId, signWith);
+    const found = await scope.signingKey(signWith);
     if (found?.kind === 'account') {
       await addAccounts([found.account]);
       return ethereumAddressOf(found.account.curve, found.account.publicKey);
@@ -243,6 +238,7 @@ export async function conditionContextOf(
       break;
     case 'SIGN_TRANSACTION':
       addTransaction(
+        scope,
         context,
         parameters,
         await addSigningKey(parameters.signWith ?? parameters.privateKeyId),

@@ -25,9 +25,9 @@ import {
   type PolicyDecision,
 } from '@keyhold/policy-engine';
 import { type ActivityDefinition, ROOT_QUORUM_ONLY_KINDS } from '@keyhold/protocol';
+import type { ActivityScope } from '../activity-scope.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { OrganizationRecord, PolicyOutcomeRecord, VoteRecord } from '../records.js';
-import { conditionContextOf } from './condition-context.js';
 import { consensusContextOf } from './consensus-context.js';
 
 /** What is being decided: an activity of an organization with the votes cast so far. */
@@ -172,7 +172,7 @@ export function outcomesOf(engine: PolicyDecision | undefined): PolicyOutcomeRec
  * have allowed it).
  */
 export async function decide(
-  tx: StoreTransaction,
+  scope: ActivityScope,
   subject: DecisionSubject,
   now: number,
   options: { rejected?: boolean } = {},
@@ -183,12 +183,12 @@ export async function decide(
 
   let engine: PolicyDecision | undefined;
   if (!rootOnly) {
-    const set = await loadPolicySet(tx, orgId);
+    const set = await scope.policySet();
     if (set.policies.length > 0) {
       const removed = policiesRemovedBy(definition, subject.parameters);
       engine = evaluate(set, {
-        condition: await conditionContextOf(tx, orgId, definition, subject.parameters),
-        consensus: await consensusContextOf(tx, orgId, votes),
+        condition: await scope.conditionContext(definition, subject.parameters),
+        consensus: await consensusContextOf(scope.tx, orgId, votes),
         now,
         ...(options.rejected ? { rejected: true } : {}),
         ...(removed ? { ownCostExempt: removed } : {}),

@@ -15,12 +15,10 @@
  */
 import { evaluate, type PolicyCredential, type PolicyUser } from '@keyhold/policy-engine';
 import { activityDefinitionOf, ROOT_QUORUM_ONLY_KINDS } from '@keyhold/protocol';
-import type { StoreTransaction } from '../ports/store.js';
+import type { ActivityScope } from '../activity-scope.js';
 import type { ActivityRecord, OrganizationRecord } from '../records.js';
 import { NO_VOTING_RIGHTS, type VotingRights } from '../views.js';
-import { conditionContextOf } from './condition-context.js';
 import { consensusContextOf, policyCredentialOfApiKey, policyUser } from './consensus-context.js';
-import { loadPolicySet } from './decide.js';
 
 /** Approvals expire 24 h after the first vote unless configured otherwise. */
 export const DEFAULT_CONSENSUS_EXPIRY_MS = 24 * 60 * 60 * 1000;
@@ -39,7 +37,7 @@ export function consensusExpired(record: ActivityRecord, now: number, expiryMs: 
 
 /** True when the user's approval can make the consensus of an applicable ALLOW policy hold. */
 export async function namedInConsensus(
-  tx: StoreTransaction,
+  scope: ActivityScope,
   organization: OrganizationRecord,
   record: ActivityRecord,
   userId: string,
@@ -47,13 +45,14 @@ export async function namedInConsensus(
 ): Promise<boolean> {
   const definition = activityDefinitionOf(record.type);
   if (!definition || ROOT_QUORUM_ONLY_KINDS.has(definition.kind)) return false;
+  const { tx } = scope;
   const orgId = organization.organizationId;
-  const set = await loadPolicySet(tx, orgId);
+  const set = await scope.policySet();
   if (!set.policies.some((p) => p.effect === 'EFFECT_ALLOW')) return false;
   const user = await tx.users.get(orgId, userId);
   if (!user) return false;
 
-  const condition = await conditionContextOf(tx, orgId, definition, record.parameters);
+  const condition = await scope.conditionContext(definition, record.parameters);
   const allowing = (approvers: PolicyUser[], credentials: PolicyCredential[]) =>
     new Set(
       evaluate(set, { condition, consensus: { approvers, credentials }, now })
@@ -94,7 +93,7 @@ export async function namedInConsensus(
  * window is open, as a root-quorum member or a user named in an applicable consensus.
  */
 export async function votingRights(
-  tx: StoreTransaction,
+  scope: ActivityScope,
   organization: OrganizationRecord,
   record: ActivityRecord,
   userId: string,
@@ -107,7 +106,7 @@ export async function votingRights(
   if (record.votes.some((v) => v.userId === userId)) return NO_VOTING_RIGHTS;
   if (
     organization.rootQuorum.userIds.includes(userId) ||
-    (await namedInConsensus(tx, organization, record, userId, now))
+    (await namedInConsensus(scope, organization, record, userId, now))
   ) {
     return { canApprove: true, canReject: true };
   }

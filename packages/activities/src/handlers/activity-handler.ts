@@ -13,6 +13,7 @@ import type {
   ServedKind,
   VoteKind,
 } from '@keyhold/protocol';
+import type { ActivityScope } from '../activity-scope.js';
 import type { Ids } from '../ports/ids.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
@@ -20,6 +21,11 @@ import type { OrganizationRecord } from '../records.js';
 
 export interface ActivityContext {
   readonly tx: StoreTransaction;
+  /**
+   * The activity's reads, shared with its decision: `resolveSigner(ctx.scope, signWith)` gets
+   * the key the policies were evaluated against without reading it again.
+   */
+  readonly scope: ActivityScope;
   readonly organization: OrganizationRecord;
   readonly principal: Principal;
   readonly vault: KeyVault;

@@ -54,7 +54,7 @@ function importTarget(ctx: ActivityContext, userId: string) {
 export const exportWalletHandler: HandlerOf<'EXPORT_WALLET'> = {
   precheck(p) {
     if (p.language !== undefined && p.language !== 'MNEMONIC_LANGUAGE_ENGLISH') {
-      throw new KeyholdError('BAD_REQUEST_BODY', {
+      throw new KeyholdError('REQUEST_INVALID', {
         field: '/parameters/language',
         reason: 'only English mnemonics are supported',
       });

@@ -13,7 +13,7 @@ describe('UPDATE_ROOT_QUORUM', () => {
   it('refuses a threshold above the distinct quorum users before anything runs', () => {
     const p: IntentOf<'ACTIVITY_TYPE_UPDATE_ROOT_QUORUM'> = { threshold: 2, userIds: ['u', 'u'] };
     expect(() => updateRootQuorumHandler.precheck?.(p, definition, settings)).toThrow(
-      expect.objectContaining({ key: 'QUORUM_THRESHOLD_INVALID' }),
+      expect.objectContaining({ key: 'INVALID_QUORUM_THRESHOLD' }),
     );
   });
 

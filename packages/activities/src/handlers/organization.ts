@@ -9,7 +9,7 @@ export const updateRootQuorumHandler: HandlerOf<'UPDATE_ROOT_QUORUM'> = {
   precheck({ threshold, userIds }) {
     const members = new Set(userIds).size;
     if (threshold > members) {
-      throw new KeyholdError('QUORUM_THRESHOLD_INVALID', {
+      throw new KeyholdError('INVALID_QUORUM_THRESHOLD', {
         reason: `threshold ${threshold} exceeds the ${members} quorum users`,
       });
     }

@@ -39,7 +39,7 @@ async function guardName(policyName: string, write: () => Promise<void>): Promis
   try {
     await write();
   } catch (error) {
-    if (error instanceof StoreConflictError && error.constraint === 'policy_name') {
+    if (StoreConflictError.is(error) && error.constraint === 'policy_name') {
       throw notUnique(policyName);
     }
     throw error;

@@ -75,7 +75,7 @@ describe('handler prechecks', () => {
         definition,
         settings,
       ),
-    ).toThrow(refusal('QUORUM_THRESHOLD_INVALID'));
+    ).toThrow(refusal('INVALID_QUORUM_THRESHOLD'));
     expect(() =>
       createSubOrganizationHandler.precheck?.(
         {
@@ -101,7 +101,7 @@ describe('handler prechecks', () => {
         definitionOf('ACTIVITY_TYPE_SIGN_TRANSACTION_V2'),
         settings,
       ),
-    ).toThrow(refusal('FAILED_TO_PARSE_TRANSACTION'));
+    ).toThrow(refusal('INVALID_TRANSACTION'));
   });
 
   it('EXPORT_WALLET refuses a mnemonic language other than English', () => {
@@ -112,7 +112,7 @@ describe('handler prechecks', () => {
     };
     expect(() =>
       exportWalletHandler.precheck?.(p, definitionOf('ACTIVITY_TYPE_EXPORT_WALLET'), settings),
-    ).toThrow(refusal('BAD_REQUEST_BODY'));
+    ).toThrow(refusal('REQUEST_INVALID'));
   });
 
   it('IMPORT_PRIVATE_KEY refuses an address format its curve cannot make', () => {

@@ -7,12 +7,15 @@
 
 import type { SealedSecret } from '@keyhold/keys';
 import { type Curve, isUuid, KeyholdError } from '@keyhold/protocol';
+import type { ActivityScope } from '../activity-scope.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { PrivateKeyRecord, WalletAccountRecord } from '../records.js';
 
+/** A key that signs: its curve, its sealed secret and its public key (lower-case hex). */
 export interface Signer {
   curve: Curve;
   key: SealedSecret;
+  publicKey: string;
 }
 
 /** The record `signWith` names: a wallet account or a private key. */
@@ -46,17 +49,21 @@ export async function findSigningKey(
   return undefined;
 }
 
-export async function resolveSigner(
-  tx: StoreTransaction,
-  organizationId: string,
-  signWith: string,
-): Promise<Signer> {
-  const found = await findSigningKey(tx, organizationId, signWith);
-  if (!found) throw new KeyholdError('SIGN_WITH_NOT_FOUND', { signWith });
-  if (found.kind === 'account') return { curve: found.account.curve, key: found.account.key };
+/**
+ * The key that signs for `signWith`, read through the activity's scope (the decision has
+ * usually read it already).
+ * @throws KeyholdError SIGNER_NOT_FOUND, PRIVATE_KEY_DISABLED
+ */
+export async function resolveSigner(scope: ActivityScope, signWith: string): Promise<Signer> {
+  const found = await scope.signingKey(signWith);
+  if (!found) throw new KeyholdError('SIGNER_NOT_FOUND', { signWith });
+  if (found.kind === 'account') {
+    const { curve, key, publicKey } = found.account;
+    return { curve, key, publicKey };
+  }
   const { privateKey } = found;
   if (privateKey.disabled) {
     throw new KeyholdError('PRIVATE_KEY_DISABLED', { privateKeyId: privateKey.privateKeyId });
   }
-  return { curve: privateKey.curve, key: privateKey.key };
+  return { curve: privateKey.curve, key: privateKey.key, publicKey: privateKey.publicKey };
 }

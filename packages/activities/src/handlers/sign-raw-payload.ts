@@ -16,7 +16,7 @@ async function sign(
   payloads: readonly string[],
   p: SignParams,
 ): Promise<SignatureResult[]> {
-  const signer = await resolveSigner(ctx.tx, ctx.organization.organizationId, signWith);
+  const signer = await resolveSigner(ctx.scope, signWith);
   // Prepare every payload first: one bad payload fails the batch before anything is signed.
   const messages = payloads.map((payload) =>
     preparePayload({

@@ -17,7 +17,7 @@
 import { canSignTaproot, parseTransaction, signTransaction } from '@keyhold/keys';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { HandlerOf } from './activity-handler.js';
-import { findSigningKey, resolveSigner } from './resolve-signer.js';
+import { resolveSigner } from './resolve-signer.js';
 
 export const signTransactionHandler: HandlerOf<'SIGN_TRANSACTION'> = {
   precheck(p) {
@@ -25,20 +25,17 @@ export const signTransactionHandler: HandlerOf<'SIGN_TRANSACTION'> = {
   },
 
   async execute(ctx, p) {
-    const organizationId = ctx.organization.organizationId;
     // V2 names the key by `signWith`, V1 by `privateKeyId`.
     const signWith = 'signWith' in p ? p.signWith : p.privateKeyId;
-    // resolveSigner refuses what cannot sign (not found, disabled); the record gives the key.
-    const signer = await resolveSigner(ctx.tx, organizationId, signWith);
-    const found = (await findSigningKey(ctx.tx, organizationId, signWith))!;
-    const publicKey =
-      found.kind === 'account' ? found.account.publicKey : found.privateKey.publicKey;
+    // resolveSigner refuses what cannot sign (not found, disabled).
+    const signer = await resolveSigner(ctx.scope, signWith);
     const { vault } = ctx;
     const { signedTransaction } = await signTransaction({
       type: p.type,
       unsignedTransaction: p.unsignedTransaction,
+      parsed: ctx.scope.transaction(p.type, p.unsignedTransaction),
       curve: signer.curve,
-      publicKey: hexToBytes(publicKey),
+      publicKey: hexToBytes(signer.publicKey),
       sign: (message) => vault.sign(signer.key, signer.curve, message),
       ...(canSignTaproot(vault)
         ? {

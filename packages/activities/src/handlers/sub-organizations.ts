@@ -35,7 +35,7 @@ interface RootUser {
 export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> = {
   precheck(p) {
     if (p.rootQuorumThreshold > p.rootUsers.length) {
-      throw new KeyholdError('QUORUM_THRESHOLD_INVALID', {
+      throw new KeyholdError('INVALID_QUORUM_THRESHOLD', {
         reason: `threshold ${p.rootQuorumThreshold} exceeds the ${p.rootUsers.length} root users`,
       });
     }

@@ -105,7 +105,7 @@ async function writeTag<M>(
   try {
     await write();
   } catch (error) {
-    if (error instanceof StoreConflictError && error.constraint === kind.constraint) {
+    if (StoreConflictError.is(error) && error.constraint === kind.constraint) {
       throw new KeyholdError(kind.notUnique, { [kind.tagNameField]: tagName });
     }
     throw error;

@@ -13,6 +13,7 @@
  * window of `periodMs` no key admits more than `limit + max(burst, largest cost)`.
  * @module
  */
+import { PortError, portErrorCodeOf } from './port-error.js';
 
 /**
  * How fast a bucket refills and how much it holds.
@@ -74,13 +75,21 @@ export const RateLimiter: unique symbol = Symbol.for('keyhold.RateLimiter');
 
 /**
  * The limiter's backend cannot be reached (Redis down, a timeout). Requests answer 503 with
- * `Retry-After: 1`: refusing is safer than admitting an unmetered flood.
+ * `Retry-After: 1`: refusing is safer than admitting an unmetered flood. Code
+ * `RATE_LIMIT_BACKEND_UNAVAILABLE`; recognize it with `RateLimiterUnavailableError.is(error)`.
  * @example
  * throw new RateLimiterUnavailableError('connection refused');
  */
-export class RateLimiterUnavailableError extends Error {
+export class RateLimiterUnavailableError extends PortError {
+  readonly code = 'RATE_LIMIT_BACKEND_UNAVAILABLE';
+
   constructor(readonly reason: string) {
     super(`rate limiter unavailable: ${reason}`);
     this.name = 'RateLimiterUnavailableError';
+  }
+
+  /** True for a RateLimiterUnavailableError of this copy of the package or any other. */
+  static is(value: unknown): value is RateLimiterUnavailableError {
+    return portErrorCodeOf(value) === 'RATE_LIMIT_BACKEND_UNAVAILABLE';
   }
 }

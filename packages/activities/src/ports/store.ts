@@ -6,6 +6,7 @@
  * organization) surfaces as a StoreConflictError.
  * @module
  */
+
 import type { ActivityStatus, ActivityType } from '@keyhold/protocol';
 import type { WebhookDelivery } from '@keyhold/webhooks';
 import type {
@@ -21,6 +22,7 @@ import type {
   WalletRecord,
   WebhookEndpointRecord,
 } from '../records.js';
+import { PortError, portErrorCodeOf } from './port-error.js';
 
 /** A page request: at most `limit` records after/before a cursor (a record id). */
 export interface PageRequest {
@@ -102,6 +104,11 @@ export interface ApiKeyCredential {
   apiKey: ApiKeyRecord;
   /** Undefined when no such user exists in the key's organization (a user deleted alone). */
   user?: UserRecord;
+  /**
+   * Every API key of that user, in creation order (what a vote records of its voter), read in
+   * the same lookup so authenticating and voting cost one round trip; absent with `user`.
+   */
+  userApiKeys?: ApiKeyRecord[];
 }
 
 /**
@@ -114,7 +121,8 @@ export interface CredentialRepository {
    * The API keys with this public key in the scope, unfiltered (expired ones too: the caller
    * decides what authenticates): the organization's, then the parent's, then at most two of its
    * sub-organizations' (by `createdAt`, ties by organization id) — enough to tell one holder
-   * from several. Each key appears once, under the first of those relations that applies.
+   * from several. Each key appears once, under the first of those relations that applies, with
+   * its user and that user's API keys.
    * Reads what this transaction wrote.
    */
   findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]>;
@@ -257,6 +265,13 @@ export interface StoreTransaction {
   readonly policyEvaluations: PolicyEvaluationRepository;
   readonly webhookEndpoints: WebhookEndpointRepository;
   readonly webhookDeliveries: WebhookDeliveryRepository;
+  /**
+   * Runs `work` so that, when it throws, every write it made is undone and the transaction
+   * goes on (a SQL `SAVEPOINT`); then rethrows. A failed handler's writes roll back this way
+   * while the FAILED activity is stored in the same transaction. Savepoints nest. What `work`
+   * reads or locks stays read or locked.
+   */
+  savepoint<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */
@@ -271,22 +286,40 @@ export interface Store {
 /** The inversify service identifier of the Store port. */
 export const Store: unique symbol = Symbol.for('keyhold.Store');
 
-/** A write the Store refused because it would break a uniqueness constraint. */
-export class StoreConflictError extends Error {
+/**
+ * A write the Store refused because it would break a uniqueness constraint. Code
+ * `STORE_CONFLICT`; recognize it with `StoreConflictError.is(error)`.
+ */
+export class StoreConflictError extends PortError {
+  readonly code = 'STORE_CONFLICT';
+
   constructor(readonly constraint: string) {
     super(`store constraint violated: ${constraint}`);
     this.name = 'StoreConflictError';
+  }
+
+  /** True for a StoreConflictError of this copy of the package or any other. */
+  static is(value: unknown): value is StoreConflictError {
+    return portErrorCodeOf(value) === 'STORE_CONFLICT';
   }
 }
 
 /**
  * The store cannot be reached (database down, pool exhausted, connection lost). Requests
- * answer UNAVAILABLE (503), which clients retry with backoff; nothing was written.
+ * answer UNAVAILABLE (503), which clients retry with backoff; nothing was written. Code
+ * `STORE_UNAVAILABLE`; recognize it with `StoreUnavailableError.is(error)`.
  */
-export class StoreUnavailableError extends Error {
+export class StoreUnavailableError extends PortError {
+  readonly code = 'STORE_UNAVAILABLE';
+
   constructor(reason: string) {
     super(`store unavailable: ${reason}`);
     this.name = 'StoreUnavailableError';
+  }
+
+  /** True for a StoreUnavailableError of this copy of the package or any other. */
+  static is(value: unknown): value is StoreUnavailableError {
+    return portErrorCodeOf(value) === 'STORE_UNAVAILABLE';
   }
 }
 

@@ -2,7 +2,9 @@
  * get_activity and list_activities (newest first, paged by activity id).
  * @module
  */
+
 import { KeyholdError } from '@keyhold/protocol';
+import { ActivityScope } from '../activity-scope.js';
 import { votingRights } from '../decision/voting-rights.js';
 import type { ActivityRecord } from '../records.js';
 import { activityView } from '../views.js';
@@ -20,12 +22,16 @@ export const getActivity: QueryHandlerOf<'get_activity'> = async (ctx, body) => 
 };
 
 /** The activity as the reader sees it: canApprove / canReject say what they may do. */
-async function viewFor(ctx: QueryContext, record: ActivityRecord) {
+async function viewFor(
+  ctx: QueryContext,
+  record: ActivityRecord,
+  scope = new ActivityScope(ctx.tx, ctx.organization.organizationId),
+) {
   const { principal, organization } = ctx;
   // A reader from the parent organization may read, never vote.
   if (principal.organizationId !== organization.organizationId) return activityView(record);
   const rights = await votingRights(
-    ctx.tx,
+    scope,
     organization,
     record,
     principal.user.userId,
@@ -47,6 +53,8 @@ export const listActivities: QueryHandlerOf<'list_activities'> = async (ctx, bod
     },
   );
   const activities = [];
-  for (const record of records) activities.push(await viewFor(ctx, record));
+  // One scope for the page: the policies are read and compiled once, not once per activity.
+  const scope = new ActivityScope(ctx.tx, ctx.organization.organizationId);
+  for (const record of records) activities.push(await viewFor(ctx, record, scope));
   return { activities };
 };

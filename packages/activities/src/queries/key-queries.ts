@@ -51,7 +51,7 @@ export const getWalletAccount: QueryHandlerOf<'get_wallet_account'> = async (ctx
   } else if (body.path !== undefined) {
     account = await ctx.tx.walletAccounts.findByPath(orgId, walletId, body.path);
   } else {
-    throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'address or path is required' });
+    throw new KeyholdError('REQUEST_INVALID', { reason: 'address or path is required' });
   }
   if (!account) {
     throw new KeyholdError('WALLET_ACCOUNT_NOT_FOUND', {

@@ -45,7 +45,7 @@ export const listSubOrganizations: QueryHandlerOf<'list_suborgs'> = async (ctx, 
   if (body.filterType !== undefined) {
     const filter = FILTERS[body.filterType];
     if (body.filterValue === undefined) {
-      throw new KeyholdError('BAD_REQUEST_BODY', { field: '/filterValue', reason: 'missing' });
+      throw new KeyholdError('REQUEST_INVALID', { field: '/filterValue', reason: 'missing' });
     }
     const value = body.filterValue;
     const kept: OrganizationRecord[] = [];

@@ -15,6 +15,7 @@
  * headers.
  * @module
  */
+import { PortError, portErrorCodeOf } from '../ports/port-error.js';
 import {
   type RateLimitDecision,
   type RateLimiter,
@@ -51,14 +52,22 @@ export interface RequestMeter {
 
 /**
  * A verified request refused by its user's or organization's bucket. It aborts the service's
- * transaction (nothing is written); the request handler answers it as a 429.
+ * transaction (nothing is written); the request handler answers it as a 429. Code
+ * `RATE_LIMITED`; recognize it with `RateLimitedError.is(error)`.
  * @example
- * if (error instanceof RateLimitedError) console.log(error.refusal.scope); // 'organization'
+ * if (RateLimitedError.is(error)) console.log(error.refusal.scope); // 'organization'
  */
-export class RateLimitedError extends Error {
+export class RateLimitedError extends PortError {
+  readonly code = 'RATE_LIMITED';
+
   constructor(readonly refusal: RateLimitRefusal) {
     super(rateLimitedMessage(refusal.lane, refusal.scope));
     this.name = 'RateLimitedError';
+  }
+
+  /** True for a RateLimitedError of this copy of the package or any other. */
+  static is(value: unknown): value is RateLimitedError {
+    return portErrorCodeOf(value) === 'RATE_LIMITED';
   }
 }
 
@@ -123,7 +132,7 @@ export class RequestAdmission implements RequestMeter {
     try {
       return await taking;
     } catch (error) {
-      if (error instanceof RateLimiterUnavailableError) this.failed ??= error;
+      if (RateLimiterUnavailableError.is(error)) this.failed ??= error;
       throw error;
     }
   }

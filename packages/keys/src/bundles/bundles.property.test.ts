@@ -112,7 +112,7 @@ describe('bundles (properties, against the published client)', () => {
             () => 'opened',
             (error: unknown) => (isKeyholdError(error) ? error.key : String(error)),
           );
-          expect(outcome).toBe('BAD_REQUEST_BODY');
+          expect(outcome).toBe('REQUEST_INVALID');
         },
       ),
       RUNS,

@@ -12,10 +12,10 @@ import { hexToBytes } from '@noble/hashes/utils.js';
  * The refusal of a malformed or undecryptable bundle. Every such refusal goes through here so
  * that one line changes when the catalogue gains bundle-specific entries (proposed:
  * MALFORMED_BUNDLE, "malformed encrypted bundle"; BUNDLE_DECRYPTION_FAILED, "failed to decrypt
- * bundle"). Until then it is BAD_REQUEST_BODY with `{field, reason}`.
+ * bundle"). Until then it is REQUEST_INVALID with `{field, reason}`.
  */
 export function bundleError(field: string, reason: string): KeyholdError {
-  return new KeyholdError('BAD_REQUEST_BODY', { field, reason });
+  return new KeyholdError('REQUEST_INVALID', { field, reason });
 }
 
 const HEX = /^[0-9a-fA-F]*$/u;

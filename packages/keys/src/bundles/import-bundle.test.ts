@@ -262,7 +262,7 @@ describe('what the client refuses', () => {
   });
 });
 
-describe('what openImportBundle refuses (BAD_REQUEST_BODY, no plaintext)', () => {
+describe('what openImportBundle refuses (REQUEST_INVALID, no plaintext)', () => {
   async function genuine() {
     const t = target();
     const encryptedBundle = await clientWallet(t.importBundle, wallets.mnemonic);
@@ -270,7 +270,7 @@ describe('what openImportBundle refuses (BAD_REQUEST_BODY, no plaintext)', () =>
   }
 
   function assertClean(error: KeyholdError, ...secrets: string[]) {
-    expect(error.key).toBe('BAD_REQUEST_BODY');
+    expect(error.key).toBe('REQUEST_INVALID');
     expect(error.message).toBe('bad request body');
     const everything = `${error.message} ${error.stack} ${JSON.stringify(error.toStatus())}`;
     for (const secret of secrets) expect(everything).not.toContain(secret);
@@ -402,7 +402,7 @@ describe('what openImportBundle refuses (BAD_REQUEST_BODY, no plaintext)', () =>
         targetPrivateKey: target().targetPrivateKey,
       }),
     );
-    expect(error.key).toBe('BAD_REQUEST_BODY');
+    expect(error.key).toBe('REQUEST_INVALID');
   });
 
   it('an invalid target private key is a fault of the caller', async () => {

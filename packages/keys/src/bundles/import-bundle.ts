@@ -87,7 +87,7 @@ export interface OpenImportBundleInput {
  * The plaintext of an `encryptedBundle`: the UTF-8 mnemonic (IMPORT_WALLET) or the private key
  * bytes (IMPORT_PRIVATE_KEY); check it with `parseImportedMnemonic` / `parseImportedPrivateKey`.
  * Refuses malformed JSON or hex, a key that is not a P-256 point, and a bundle that does not
- * decrypt with this target (another target, or altered in transit) with BAD_REQUEST_BODY
+ * decrypt with this target (another target, or altered in transit) with REQUEST_INVALID
  * (`field: 'encryptedBundle'`); no plaintext is returned then.
  * @example
  * const plaintext = await openImportBundle({ encryptedBundle: intent.encryptedBundle, targetPrivateKey });

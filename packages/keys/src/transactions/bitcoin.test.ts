@@ -365,7 +365,7 @@ describe('TRANSACTION_TYPE_BITCOIN: what is refused', () => {
   ])('%s → "failed to parse transaction"', (_name, hex) => {
     expect(() => parseTransaction(BTC, hex)).toThrow(
       expect.objectContaining({
-        key: 'FAILED_TO_PARSE_TRANSACTION',
+        key: 'INVALID_TRANSACTION',
         message: 'failed to parse transaction',
       }),
     );

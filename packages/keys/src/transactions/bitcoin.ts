@@ -141,7 +141,7 @@ function isFinalized(tx: Transaction, index: number): boolean {
 }
 
 /**
- * Decodes a PSBT. Throws FAILED_TO_PARSE_TRANSACTION for bytes that are not a PSBT or a PSBT
+ * Decodes a PSBT. Throws INVALID_TRANSACTION for bytes that are not a PSBT or a PSBT
  * without inputs.
  * @example
  * parseBitcoinTransaction(psbtBytes).view.outputs[0].value; // 50_000n

@@ -293,7 +293,7 @@ describe('TRANSACTION_TYPE_ETHEREUM: what is refused', () => {
     ['too few fields', `0x02${bytesToHex(Rlp.fromHex(['0x01', '0x'], { as: 'Bytes' }))}`],
   ])('%s → "failed to parse transaction"', (_name, hex) => {
     const error = errorOf(() => parseTransaction(ETH, hex));
-    expect(error.key).toBe('FAILED_TO_PARSE_TRANSACTION');
+    expect(error.key).toBe('INVALID_TRANSACTION');
     expect(error.message).toBe('failed to parse transaction');
   });
 
@@ -302,7 +302,7 @@ describe('TRANSACTION_TYPE_ETHEREUM: what is refused', () => {
       key?: string;
       context?: { reason?: string };
     };
-    expect(error.key).toBe('FAILED_TO_PARSE_TRANSACTION');
+    expect(error.key).toBe('INVALID_TRANSACTION');
     expect(error.context?.reason).toContain('body only');
   });
 

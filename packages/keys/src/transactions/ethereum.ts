@@ -88,7 +88,7 @@ const TYPE_BYTES: Readonly<Record<number, EthereumTransactionType>> = {
 };
 
 /**
- * Decodes an unsigned Ethereum transaction. Throws FAILED_TO_PARSE_TRANSACTION.
+ * Decodes an unsigned Ethereum transaction. Throws INVALID_TRANSACTION.
  * @example
  * parseEthereumTransaction(bytes).view.chain_id; // 1n
  */

@@ -86,7 +86,7 @@ describe('parseTransaction: every type', () => {
   ]) as [TransactionType, string, string][];
 
   it.each(cases)('%s refuses %s with "failed to parse transaction"', (type, _name, hex) => {
-    expect(keyOf(() => parseTransaction(type, hex))).toBe('FAILED_TO_PARSE_TRANSACTION');
+    expect(keyOf(() => parseTransaction(type, hex))).toBe('INVALID_TRANSACTION');
   });
 
   it.each(['TRANSACTION_TYPE_TEMPO', 'TRANSACTION_TYPE_FOO', '', 42])(
@@ -149,6 +149,6 @@ describe('signTransaction: refusals before the vault is called', () => {
         publicKey: ed25519.getPublicKey(new Uint8Array(32)),
         sign: noVault,
       }),
-    ).rejects.toMatchObject({ key: 'FAILED_TO_PARSE_TRANSACTION' });
+    ).rejects.toMatchObject({ key: 'INVALID_TRANSACTION' });
   });
 });

@@ -93,7 +93,7 @@ function assertSupported(type: unknown): asserts type is SupportedTransactionTyp
 /**
  * Decodes `unsignedTransaction` (hex, `0x` optional) as a transaction of `type`. Refuses an
  * unsupported type with UNSUPPORTED_TRANSACTION_TYPE and anything undecodable with
- * FAILED_TO_PARSE_TRANSACTION ("failed to parse transaction"). Needs no key.
+ * INVALID_TRANSACTION ("failed to parse transaction"). Needs no key.
  * @example
  * const parsed = parseTransaction('TRANSACTION_TYPE_ETHEREUM', '02ef01…');
  * parsed.chain; // 'ethereum'
@@ -150,11 +150,16 @@ export interface SignTransactionRequest {
    * a PSBT. Without it an owned Taproot input is TRANSACTION_INPUT_NOT_SIGNABLE.
    */
   readonly signSchnorr?: SchnorrSigner;
+  /**
+   * `parseTransaction(type, unsignedTransaction)` when the caller already has it (the policy
+   * layer parsed it to decide), so the bytes are decoded once. It is read, never changed.
+   */
+  readonly parsed?: ParsedTransaction;
 }
 
 /**
  * Parses and signs a transaction (see the chain modules for what each type accepts). Throws
- * UNSUPPORTED_TRANSACTION_TYPE, FAILED_TO_PARSE_TRANSACTION, INVALID_CURVE (the key's curve is
+ * UNSUPPORTED_TRANSACTION_TYPE, INVALID_TRANSACTION, INVALID_CURVE (the key's curve is
  * not the chain's), INVALID_PUBLIC_KEY, SIGNER_NOT_IN_TRANSACTION (Solana: not a required
  * signer; Bitcoin: owns no input) and TRANSACTION_INPUT_NOT_SIGNABLE (Bitcoin).
  * @example
@@ -171,7 +176,7 @@ export async function signTransaction(
   request: SignTransactionRequest,
 ): Promise<{ signedTransaction: string }> {
   const { type, unsignedTransaction, curve, sign, signSchnorr } = request;
-  const parsed = parseTransaction(type, unsignedTransaction);
+  const parsed = request.parsed ?? parseTransaction(type, unsignedTransaction);
   assertCurve(curve);
   const expected = TRANSACTION_CURVES[type as SupportedTransactionType];
   if (curve !== expected) {

@@ -266,12 +266,12 @@ describe('TRANSACTION_TYPE_SOLANA: what is refused', () => {
     ['an Ethereum transaction', '02c0'],
   ])('%s → "failed to parse transaction"', (_name, input) => {
     const error = parseError(input);
-    expect(error.key).toBe('FAILED_TO_PARSE_TRANSACTION');
+    expect(error.key).toBe('INVALID_TRANSACTION');
   });
 
   it('a non-minimal compact-u16 is refused', () => {
     // The signature count 1 written as 0x81 0x00.
-    expect(parseError(`8100${hex.slice(2)}`).key).toBe('FAILED_TO_PARSE_TRANSACTION');
+    expect(parseError(`8100${hex.slice(2)}`).key).toBe('INVALID_TRANSACTION');
   });
 
   it('a key that is not a required signer → SIGNER_NOT_IN_TRANSACTION, nothing signed', async () => {
@@ -313,7 +313,7 @@ describe('TRANSACTION_TYPE_SOLANA: what is refused', () => {
         try {
           parseTransaction(SOL, bytesToHex(bytes));
         } catch (error) {
-          expect((error as { key?: string }).key).toBe('FAILED_TO_PARSE_TRANSACTION');
+          expect((error as { key?: string }).key).toBe('INVALID_TRANSACTION');
         }
       }),
       { numRuns: 500 },
@@ -326,7 +326,7 @@ describe('TRANSACTION_TYPE_SOLANA: what is refused', () => {
         try {
           parseTransaction(SOL, withByte(at, value));
         } catch (error) {
-          expect((error as { key?: string }).key).toBe('FAILED_TO_PARSE_TRANSACTION');
+          expect((error as { key?: string }).key).toBe('INVALID_TRANSACTION');
         }
       }),
       { numRuns: 300 },

@@ -312,7 +312,7 @@ function parsed(
 }
 
 /**
- * Decodes a serialized Solana transaction (or a bare message). Throws FAILED_TO_PARSE_TRANSACTION
+ * Decodes a serialized Solana transaction (or a bare message). Throws INVALID_TRANSACTION
  * with the reason of the transaction reading when neither reading works.
  * @example
  * parseSolanaTransaction(bytes).view.account_keys[0]; // the fee payer, base58

@@ -11,7 +11,7 @@ const HEX_DIGITS = /^[0-9a-fA-F]*$/;
 
 /**
  * Decodes `unsignedTransaction`: hex digits, `0x` optional, either case, an even number of
- * digits, at least one byte. Anything else is FAILED_TO_PARSE_TRANSACTION.
+ * digits, at least one byte. Anything else is INVALID_TRANSACTION.
  * @example
  * transactionBytes('0x02c0'); // Uint8Array [2, 192]
  * transactionBytes('zz'); // throws "failed to parse transaction"
@@ -26,12 +26,12 @@ export function transactionBytes(hex: string): Uint8Array {
 }
 
 /**
- * Throws FAILED_TO_PARSE_TRANSACTION ("failed to parse transaction") with a reason.
+ * Throws INVALID_TRANSACTION ("failed to parse transaction") with a reason.
  * @example
  * failedToParse('trailing bytes after the message');
  */
 export function failedToParse(reason: string, context: Record<string, unknown> = {}): never {
-  throw new KeyholdError('FAILED_TO_PARSE_TRANSACTION', { ...context, reason });
+  throw new KeyholdError('INVALID_TRANSACTION', { ...context, reason });
 }
 
 /**

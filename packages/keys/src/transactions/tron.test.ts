@@ -262,7 +262,7 @@ describe('TRANSACTION_TYPE_TRON', () => {
   ])('%s → "failed to parse transaction"', (_name, hex) => {
     expect(() => parseTransaction(TRON, hex)).toThrow(
       expect.objectContaining({
-        key: 'FAILED_TO_PARSE_TRANSACTION',
+        key: 'INVALID_TRANSACTION',
         message: 'failed to parse transaction',
       }),
     );
@@ -274,7 +274,7 @@ describe('TRANSACTION_TYPE_TRON', () => {
         try {
           parseTransaction(TRON, bytesToHex(bytes));
         } catch (error) {
-          expect((error as { key?: string }).key).toBe('FAILED_TO_PARSE_TRANSACTION');
+          expect((error as { key?: string }).key).toBe('INVALID_TRANSACTION');
         }
       }),
       { numRuns: 500 },

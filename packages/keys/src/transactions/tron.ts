@@ -390,7 +390,7 @@ function contractOf(bytes: Uint8Array): TronContractView {
 }
 
 /**
- * Decodes Tron `raw_data` bytes. Throws FAILED_TO_PARSE_TRANSACTION.
+ * Decodes Tron `raw_data` bytes. Throws INVALID_TRANSACTION.
  * @example
  * parseTronTransaction(rawData).view.contract[0].amount; // 100n
  */

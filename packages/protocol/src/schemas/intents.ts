@@ -72,7 +72,7 @@ const signTransactionIntent = <S extends Properties>(signer: S, required: keyof 
       ),
       unsignedTransaction: withError(
         str({ minLength: 1, maxLength: 524_288 }),
-        'FAILED_TO_PARSE_TRANSACTION',
+        'INVALID_TRANSACTION',
       ),
     },
     [required, 'type', 'unsignedTransaction'],
@@ -138,8 +138,8 @@ const subOrganizationMembers = <U>(rootUser: Schema<U>) => ({
   rootUsers: nonEmpty(rootUser),
   rootQuorumThreshold: withError(
     int({ minimum: 1 }),
-    'QUORUM_THRESHOLD_INVALID',
-    'QUORUM_THRESHOLD_INVALID',
+    'INVALID_QUORUM_THRESHOLD',
+    'INVALID_QUORUM_THRESHOLD',
   ),
 });
 const subOrganizationWalletMembers = () => ({
@@ -215,8 +215,8 @@ export const INTENT_SCHEMAS = {
     {
       threshold: withError(
         int({ minimum: 1 }),
-        'QUORUM_THRESHOLD_INVALID',
-        'QUORUM_THRESHOLD_INVALID',
+        'INVALID_QUORUM_THRESHOLD',
+        'INVALID_QUORUM_THRESHOLD',
       ),
       userIds: nonEmpty(uuid()),
     },

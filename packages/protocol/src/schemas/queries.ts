@@ -70,7 +70,7 @@ export const QUERY_SCHEMAS = {
     ['walletId'],
   ),
   list_private_keys: q({}),
-  get_private_key: q({ privateKeyId: withError(uuid(), 'BAD_REQUEST_BODY') }, ['privateKeyId']),
+  get_private_key: q({ privateKeyId: withError(uuid(), 'REQUEST_INVALID') }, ['privateKeyId']),
   list_policies: q({}),
   get_policy: q({ policyId: uuid() }, ['policyId']),
   get_policy_evaluations: q({ activityId: uuid() }, ['activityId']),

@@ -193,7 +193,7 @@ export function openObj<const P extends Properties, R extends keyof P & string =
 /**
  * With an annotation attached.
  * @example
- * withError(int({ minimum: 1 }), 'QUORUM_THRESHOLD_INVALID', 'QUORUM_THRESHOLD_INVALID');
+ * withError(int({ minimum: 1 }), 'INVALID_QUORUM_THRESHOLD', 'INVALID_QUORUM_THRESHOLD');
  */
 export const withError = <T>(s: Schema<T>, error: MessageKey, missing?: MessageKey): Schema<T> =>
   typed({

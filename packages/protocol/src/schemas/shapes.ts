@@ -178,7 +178,7 @@ export const updatePolicyParams = {
 } as const;
 
 /** Credentials Keyhold cannot store yet: accepted only as empty arrays, refused with a message. */
-const unsupportedCredentials = () => withError(emptyArr(), 'ROOT_USER_CREDENTIAL_NOT_SUPPORTED');
+const unsupportedCredentials = () => withError(emptyArr(), 'UNSUPPORTED_CREDENTIAL');
 
 /** The members every RootUser version shares, in wire order. */
 const rootUserMembers = <K>(apiKey: Schema<K>) => ({

@@ -6,6 +6,7 @@
  */
 import type { KeyVault } from '@keyhold/keys';
 import { activityDefinitionOf, type ServedActivityType } from '@keyhold/protocol';
+import { ActivityScope } from '../../activity-scope.js';
 import type { StoreTransaction } from '../../ports/store.js';
 import type { Principal } from '../../principal.js';
 import type { OrganizationRecord } from '../../records.js';
@@ -46,16 +47,19 @@ export function handlerContext(parts: HandlerContextParts): ActivityContext {
     tx[name as keyof StoreTransaction] = only(`tx.${name}`, repository as object);
   }
   let next = 0;
+  const store = only<StoreTransaction>('tx', tx as Partial<StoreTransaction>);
+  const organization: OrganizationRecord = {
+    organizationId: 'org-1',
+    name: 'Org',
+    rootQuorum: { threshold: 1, userIds: ['root-1'] },
+    createdAt: 0,
+    updatedAt: 0,
+    ...parts.organization,
+  };
   return {
-    tx: only<StoreTransaction>('tx', tx as Partial<StoreTransaction>),
-    organization: {
-      organizationId: 'org-1',
-      name: 'Org',
-      rootQuorum: { threshold: 1, userIds: ['root-1'] },
-      createdAt: 0,
-      updatedAt: 0,
-      ...parts.organization,
-    },
+    tx: store,
+    scope: new ActivityScope(store, organization.organizationId),
+    organization,
     principal: only<Principal>('principal', {}),
     vault: only<KeyVault>('vault', parts.vault ?? {}),
     work: only('work', {}),
