@@ -34,12 +34,15 @@ import {
   publicKeyFromPrivateKey,
   type RawSignature,
   type SealedSecret,
+  type SessionNotarizer,
   seedPlaintext,
   signKeyPlaintextIn,
   signTaprootKeyPlaintextIn,
   type VaultKey,
 } from '@keyhold/keys';
 import { type Curve, KeyholdError, Messages } from '@keyhold/protocol';
+import { p256 } from '@noble/curves/nist.js';
+import { bytesToHex, concatBytes } from '@noble/hashes/utils.js';
 import pkcs11js from 'pkcs11js';
 import { toRecoverableLowS } from './ecdsa-signature.js';
 import {
@@ -64,6 +67,8 @@ import {
 export const DEFAULT_PKCS11_MODULE = '/usr/lib/softhsm/libsofthsm2.so';
 /** The CKA_LABEL of the AES wrapping key when none is configured. */
 export const DEFAULT_WRAPPING_KEY_LABEL = 'keyhold-wrap';
+/** The CKA_LABEL of the P-256 key pair that signs session JWTs (`notarizer()`). */
+export const NOTARIZER_KEY_LABEL = 'keyhold-notarizer';
 
 /** The environment variables `openPkcs11KeyVault` reads for options it is not given. */
 export const PKCS11_ENV = {
@@ -297,6 +302,32 @@ export class Pkcs11KeyVault implements KeyVault {
     } finally {
       plaintext.fill(0);
     }
+  }
+
+  /**
+   * The session notarizer held in this token: a persistent P-256 key pair labelled
+   * `keyhold-notarizer` (sensitive, not extractable), found or, on first use, generated here,
+   * so every instance on the token issues sessions under the same `notarizerPublicKey` and the
+   * private key never leaves the token. Should two instances generate one at once, the lowest
+   * CKA_ID wins everywhere.
+   * @example
+   * const server = await startServer({ vault, notarizer: await vault.notarizer() });
+   */
+  async notarizer(): Promise<SessionNotarizer> {
+    const key = this.#token.run((p11, session) => {
+      const found = findLabelledKey(p11, session, NOTARIZER_KEY_LABEL);
+      if (found) return found;
+      return generateTokenKey(p11, session, 'CURVE_P256', NOTARIZER_KEY_LABEL);
+    });
+    this.#remember(key.id, key);
+    const reference = formatKeyReference('CURVE_P256', key.id);
+    return {
+      publicKey: bytesToHex(p256.Point.fromBytes(key.publicKey).toBytes(false)),
+      signDigest: async (digest) => {
+        const { r, s } = await this.sign(reference, 'CURVE_P256', digest);
+        return concatBytes(r, s);
+      },
+    };
   }
 
   async revealMnemonic(seed: SealedSecret): Promise<string> {
@@ -597,10 +628,11 @@ function generateTokenKey(
   p11: Pkcs11Module,
   session: Handle,
   curve: Curve,
+  givenLabel?: string,
 ): TokenKey & { id: Buffer } {
   const k = pkcs11js;
   const id = p11.C_GenerateRandom(session, Buffer.alloc(KEY_ID_LENGTH));
-  const label = formatKeyReference(curve, id).replace(/^kp11\.key\./, 'keyhold:');
+  const label = givenLabel ?? formatKeyReference(curve, id).replace(/^kp11\.key\./, 'keyhold:');
   const edwards = curve === 'CURVE_ED25519';
   const keyType = edwards ? CKK_EC_EDWARDS : k.CKK_EC;
   const mechanism = edwards ? CKM_EC_EDWARDS_KEY_PAIR_GEN : k.CKM_EC_KEY_PAIR_GEN;
@@ -651,6 +683,34 @@ function generateTokenKey(
     }
   }
   throw new Error(`the HSM cannot generate ${curve} keys`);
+}
+
+/** The P-256 token key pair labelled `label` (the lowest CKA_ID when there are several). */
+function findLabelledKey(
+  p11: Pkcs11Module,
+  session: Handle,
+  label: string,
+): (TokenKey & { id: Buffer }) | undefined {
+  const k = pkcs11js;
+  const handles = findObjects(
+    p11,
+    session,
+    [
+      { type: k.CKA_CLASS, value: k.CKO_PRIVATE_KEY },
+      { type: k.CKA_TOKEN, value: true },
+      { type: k.CKA_LABEL, value: label },
+    ],
+    16,
+  );
+  const ids = handles
+    .map((handle) => p11.C_GetAttributeValue(session, handle, [{ type: k.CKA_ID }])[0]?.value)
+    .filter((id): id is Buffer => Buffer.isBuffer(id) && id.length === KEY_ID_LENGTH)
+    .sort(Buffer.compare);
+  for (const id of ids) {
+    const key = lookUpTokenKey(p11, session, id, 'CURVE_P256');
+    if (key) return { ...key, id };
+  }
+  return undefined;
 }
 
 function lookUpTokenKey(

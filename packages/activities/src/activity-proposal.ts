@@ -11,6 +11,7 @@ import {
   activityDefinitionsAt,
   isKeyholdError,
   KeyholdError,
+  PARENT_RUN_KINDS,
   submitPathOf,
   type VoteSelection,
   validateIntent,
@@ -73,12 +74,24 @@ export function handlerOf(definition: ActivityDefinition): ActivityHandler {
   return handler;
 }
 
-/** A parent organization's users may read a sub-organization, never write to it. */
+/**
+ * Delegated access (interface spec, Authentication §7): the submitter must be a user of the
+ * organization the activity runs in. A parent organization acts in a sub-organization only
+ * through a user of that sub-organization (a delegated-access user holding the parent's key,
+ * scoped by the sub-organization's policies); its own users may read the sub-organization and
+ * submit there only the kinds of `PARENT_RUN_KINDS` (`kind`; votes pass none).
+ * @throws KeyholdError ORGANIZATION_MISMATCH
+ */
 export function requireSameOrganization(
   principal: Principal,
   organization: OrganizationRecord,
+  kind?: string,
 ): void {
-  if (principal.organizationId !== organization.organizationId) {
+  const parentRuns =
+    kind !== undefined &&
+    PARENT_RUN_KINDS.has(kind) &&
+    principal.organizationId === organization.parentOrganizationId;
+  if (principal.organizationId !== organization.organizationId && !parentRuns) {
     throw new KeyholdError('ORGANIZATION_MISMATCH', {
       targetOrganizationId: organization.organizationId,
       voterOrganizationId: principal.organizationId,
@@ -103,7 +116,7 @@ export interface Proposal {
 export function checkProposal(proposal: Proposal, settings: PrecheckSettings): void {
   const { definition, parameters, handler, organization, principal } = proposal;
   checkIntent(definition, parameters, handler, settings);
-  requireSameOrganization(principal, organization);
+  requireSameOrganization(principal, organization, definition.kind);
 }
 
 /**

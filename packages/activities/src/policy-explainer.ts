@@ -27,10 +27,10 @@ import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
-import { findPrincipal } from './principal.js';
 import type { RequestMeter } from './rate-limit/request-admission.js';
 import type { PolicyOutcomeRecord, PolicyRecord } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
+import { findSubmitter } from './submitter.js';
 
 /** What a PolicyExplainer runs on: the ports an ActivityService reads from, no vault. */
 export interface PolicyExplainerDeps {
@@ -141,8 +141,9 @@ export class PolicyExplainer {
     const now = this.deps.clock.now();
     try {
       await this.deps.store.transaction(async (tx) => {
-        const organization = await requireOrganization(tx, organizationId);
-        const principal = await findPrincipal(tx, organization, stamp, now);
+        const named = await requireOrganization(tx, organizationId);
+        // As on submit: a login may name the parent of the sub-organization it runs in.
+        const { organization, principal } = await findSubmitter(tx, named, definition, stamp, now);
         await meter?.charge({
           organizationId: organization.organizationId,
           userId: principal.user.userId,
@@ -167,9 +168,10 @@ export class PolicyExplainer {
           { organization, definition, parameters, votes: [vote] },
           now,
         );
-        const policies = await tx.policies.list(organizationId);
+        const runsIn = organization.organizationId;
+        const policies = await tx.policies.list(runsIn);
         throw new DryRunRollback(
-          explanationOf(organizationId, definition.type, principal.user.userId, decision, policies),
+          explanationOf(runsIn, definition.type, principal.user.userId, decision, policies),
         );
       });
     } catch (error) {

@@ -62,7 +62,8 @@ const MAX_STAMP_LENGTH = 4096;
 
 /**
  * Reads the stamp headers of a request. Header names are lower-case.
- * @throws KeyholdError SIGNATURE_MISSING, MALFORMED_STAMP, CREDENTIAL_NOT_FOUND
+ * @throws KeyholdError SIGNATURE_MISSING, MALFORMED_STAMP, CREDENTIAL_NOT_FOUND,
+ *   REQUEST_NOT_AUTHORIZED (a read-only session and no stamp)
  */
 export function parseStamp(headers: Readonly<Record<string, string | undefined>>): ApiKeyStamp {
   const header = headers['x-stamp'];
@@ -75,6 +76,12 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
     if (headers['x-stamp-attested'] !== undefined) {
       throw new KeyholdError('MALFORMED_STAMP', {
         reason: 'attested stamps are not supported yet',
+      });
+    }
+    if (headers['x-session'] !== undefined && headers['x-session'] !== '') {
+      // A read-only session (X-Session) authenticates queries; activities need a stamp.
+      throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+        reason: 'a read-only session (X-Session) may only read; activities need a stamp',
       });
     }
     throw new KeyholdError('SIGNATURE_MISSING');

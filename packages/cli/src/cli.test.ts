@@ -6,6 +6,7 @@ import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
 import { p256 } from '@noble/curves/nist.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
+import { verifySessionJwtSignature } from '@turnkey/crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
 
@@ -42,10 +43,18 @@ describe('keyhold serve', () => {
       'organizationId',
       'userId',
       'signerPublicKey',
+      'notarizerPublicKey',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(line.signerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    expect(line.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    // The discovery document publishes the same keys.
+    const keys = await (await fetch(`${line.url}/keyhold/v1/public_keys`)).json();
+    expect(keys).toMatchObject({
+      signerPublicKey: line.signerPublicKey,
+      notarizerPublicKey: line.notarizerPublicKey,
+    });
 
     const body = JSON.stringify({ organizationId: line.organizationId });
     const res = await fetch(`${line.url}/public/v1/query/whoami`, {
@@ -99,7 +108,7 @@ describe('keyhold serve', () => {
   it('prints no ids without a bootstrap key', async () => {
     const run = keyhold('serve', '--port', '0', '--memory');
     const line = JSON.parse(await run.firstLine());
-    expect(Object.keys(line)).toEqual(['event', 'url', 'signerPublicKey']);
+    expect(Object.keys(line)).toEqual(['event', 'url', 'signerPublicKey', 'notarizerPublicKey']);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
   });
@@ -173,6 +182,7 @@ describe('keyhold serve --data (embedded PGlite)', () => {
     expect(two.organizationId).toBe(one.organizationId);
     expect(two.userId).toBe(one.userId);
     expect(two.signerPublicKey).toBe(one.signerPublicKey);
+    expect(two.notarizerPublicKey).toBe(one.notarizerPublicKey);
     const wallets = await post(two.url, '/public/v1/query/list_wallets', {
       organizationId: one.organizationId,
     });
@@ -272,6 +282,13 @@ describe('keyhold serve --vault pkcs11 (SoftHSM)', () => {
         prehash: false,
       }),
     ).toBe(true);
+    // Sessions are signed by the notarizer key in the token, whose public key the line prints.
+    const login = await submit('stamp_login', 'ACTIVITY_TYPE_STAMP_LOGIN', {
+      publicKey: generateApiKeyPair().publicKey,
+    });
+    expect(login.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    const { session } = login.result.stampLoginResult;
+    expect(await verifySessionJwtSignature(session, line.notarizerPublicKey)).toBe(true);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
   });

@@ -11,7 +11,7 @@ import {
 } from '@keyhold/activities';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
-import { stderrLogger } from '@keyhold/server';
+import { type KeyholdOptions, stderrLogger } from '@keyhold/server';
 import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
@@ -218,6 +218,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
     logger.warn('state is kept in memory: it is lost when the server stops');
 
   let vault: Pkcs11KeyVault | undefined;
+  let notarizer: KeyholdOptions['notarizer'];
   if (values.vault === 'pkcs11') {
     try {
       vault = await openPkcs11KeyVault(cryptoWorkPool ? { workPool: cryptoWorkPool } : {});
@@ -227,6 +228,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
     const openedVault = vault;
     opened.push(() => openedVault.close());
     logger.info('key vault', { kind: 'pkcs11', token: vault.tokenLabel });
+    // With an HSM, session JWTs are signed by a key held in the token too.
+    try {
+      notarizer = await vault.notarizer();
+    } catch (error) {
+      return fail(`--vault pkcs11: the notarizer key: ${messageOf(error)}`);
+    }
   }
 
   let rateLimiter: RateLimiter | undefined;
@@ -267,6 +274,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       store: store.store,
       masterKey: store.masterKey,
       ...(vault ? { vault } : {}),
+      ...(notarizer ? { notarizer } : {}),
       ...(cryptoWorkPool ? { cryptoWorkPool } : {}),
       ...(bootstrapKey ? { bootstrapApiPublicKey: bootstrapKey } : {}),
       bootstrapOrganizationName: values['bootstrap-org-name'],
@@ -295,6 +303,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
         ? { organizationId: server.organizationId, userId: server.userId }
         : {}),
       signerPublicKey: server.keyhold.signerPublicKey,
+      notarizerPublicKey: server.keyhold.notarizerPublicKey,
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });

@@ -142,8 +142,10 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     const org = fresh('org');
     const [u1, u2] = [fresh('user'), fresh('user')];
     const k1 = apiKey(org, u1, { createdAt: 20 });
+    // A session key: expiring, with its own credential type.
     const k2 = apiKey(org, u2, {
       createdAt: 10,
+      credentialType: 'CREDENTIAL_TYPE_LOGIN',
       expirationSeconds: '900',
       expiresAt: 1_700_000_900_000,
     });
@@ -160,6 +162,7 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     expect(await tx((t) => t.apiKeys.findByPublicKey(fresh('org'), k3.publicKey))).toBeUndefined();
     const got = await tx((t) => t.apiKeys.get(org, k1.apiKeyId));
     expect(got).not.toHaveProperty('expiresAt');
+    expect(got).not.toHaveProperty('credentialType');
     expect(got).not.toHaveProperty('expirationSeconds');
 
     // The primary key is checked first; then the public key within the organization.
