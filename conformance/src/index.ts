@@ -37,6 +37,15 @@ export {
   RFC8032_VECTORS,
   runKeyVaultChecks,
 } from './key-vault/index.js';
+export {
+  type PasskeyAlgorithm,
+  type PasskeyRegistration,
+  SoftwarePasskey,
+  type SoftwarePasskeyOptions,
+  stampChallengeOf,
+  WEBAUTHN_STAMP_HEADER,
+  type WebauthnAssertion,
+} from './passkey/software-passkey.js';
 export { NO_ACTIVITY_WITH_FINGERPRINT } from './properties/consensus-flows.js';
 export {
   conformanceProperties,

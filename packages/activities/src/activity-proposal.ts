@@ -96,19 +96,27 @@ export interface Proposal {
 
 /**
  * The checks of a new activity after authentication: its intent schema, the handler's own
- * precheck (e.g. policy texts), and that the submitter belongs to the organization.
+ * precheck (e.g. policy texts) and verification (e.g. a passkey's attestation), and that the
+ * submitter belongs to the organization.
  * @throws KeyholdError the refusal submit answers with
  */
-export function checkProposal(proposal: Proposal, settings: PrecheckSettings): void {
+export async function checkProposal(
+  tx: StoreTransaction,
+  proposal: Proposal,
+  settings: PrecheckSettings,
+): Promise<void> {
   const { definition, parameters, handler, organization, principal } = proposal;
   validateIntent(definition.type, parameters);
   handler.precheck?.(parameters, definition, settings);
   requireSameOrganization(principal, organization);
+  await handler.verify?.({ tx, organization }, parameters);
 }
 
 /**
- * A vote by `principal` on an activity: the user as they are now, the API key and the stamp
- * over `message` (the exact body they signed).
+ * A vote by `principal` on an activity: the user as they are now, the credential and the
+ * stamp over `message` (the exact body they signed). A passkey's vote keeps the whole
+ * `X-Stamp-Webauthn` header as its signature (the assertion needs its authenticator data and
+ * clientDataJSON to be verified again) and the passkey's COSE key as its public key.
  */
 export async function voteRecordOf(
   tx: StoreTransaction,
@@ -119,21 +127,43 @@ export async function voteRecordOf(
   selection: VoteSelection,
   now: number,
 ): Promise<VoteRecord> {
-  const keys = await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId);
-  return {
+  const { organizationId, user } = principal;
+  const [keys, authenticators] = await Promise.all([
+    tx.apiKeys.listByUser(organizationId, user.userId),
+    tx.authenticators.listByUser(organizationId, user.userId),
+  ]);
+  const base = {
     id: ids.uuid(),
     activityId,
-    userId: principal.user.userId,
-    apiKeyId: principal.apiKey.apiKeyId,
-    user: userView(principal.user, keys),
+    userId: user.userId,
+    user: userView(user, keys, authenticators),
     selection,
     message,
+    createdAt: now,
+  };
+  if (principal.authenticator) {
+    return {
+      ...base,
+      authenticatorId: principal.authenticator.authenticatorId,
+      publicKey: principal.authenticator.publicKey,
+      signature: principal.stamp.header,
+      scheme: WEBAUTHN_VOTE_SCHEME,
+    };
+  }
+  return {
+    ...base,
+    apiKeyId: principal.apiKey.apiKeyId,
     publicKey: principal.stamp.publicKey,
     signature: principal.stamp.signature,
     scheme: principal.stamp.scheme,
-    createdAt: now,
   };
 }
+
+/**
+ * The `scheme` of a vote stamped by a passkey. The wire leaves `v1Vote.scheme` a free string;
+ * this one is Keyhold's.
+ */
+export const WEBAUTHN_VOTE_SCHEME = 'SIGNATURE_SCHEME_WEBAUTHN';
 
 function isActivityType(type: unknown): type is (typeof ACTIVITY_TYPES)[number] {
   return (ACTIVITY_TYPES as readonly unknown[]).includes(type);

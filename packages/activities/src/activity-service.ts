@@ -73,7 +73,7 @@ import type {
   VoteRecord,
 } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
-import type { ApiKeyStamp } from './stamp.js';
+import type { Stamp } from './stamp.js';
 import { activityView } from './views.js';
 import { enqueueActivityUpdate } from './webhook-events.js';
 
@@ -179,7 +179,7 @@ interface ParsedSubmission {
   fingerprint: string;
   parameters: Record<string, unknown>;
   body: Record<string, unknown>;
-  stamp: ApiKeyStamp;
+  stamp: Stamp;
   text: string;
   /** What the rate limiter charges once the stamp verified (see `activityCost`). */
   cost: number;
@@ -263,7 +263,8 @@ export class ActivityService {
         if (existing) return this.viewFor(tx, organization, existing, principal, now);
 
         this.checkLiveness(s.body.timestampMs as string, now);
-        checkProposal(
+        await checkProposal(
+          tx,
           { definition: s.definition, parameters: s.parameters, handler, organization, principal },
           this.precheckSettings,
         );

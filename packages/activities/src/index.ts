@@ -46,6 +46,8 @@ export {
   type ActivityRepository,
   type ApiKeyCredential,
   type ApiKeyRepository,
+  type AuthenticatorCredential,
+  type AuthenticatorRepository,
   addressKey,
   type CredentialRelation,
   type CredentialRepository,
@@ -68,7 +70,7 @@ export {
   type WebhookDeliveryRepository,
   type WebhookEndpointRepository,
 } from './ports/store.js';
-export type { Principal } from './principal.js';
+export type { ApiKeyPrincipal, PasskeyPrincipal, Principal } from './principal.js';
 export { QueryService, type QueryServiceDeps } from './query-service.js';
 export {
   DEFAULT_RATE_LIMITS,
@@ -94,6 +96,7 @@ export {
 export type {
   ActivityRecord,
   ApiKeyRecord,
+  AuthenticatorRecord,
   OrganizationRecord,
   PolicyEvaluationRecord,
   PolicyOutcomeRecord,
@@ -110,3 +113,5 @@ export type {
   WebhookSubscriptionRecord,
 } from './records.js';
 export type { IncomingRequest } from './signed-request.js';
+export { PASSKEY_ALGORITHMS } from './webauthn-attestation.js';
+export { webauthnChallengeOf } from './webauthn-stamp.js';

@@ -106,10 +106,26 @@ export const Messages = {
     'could not find public key in organization or its parent organization',
   ),
   EXPIRED_API_KEY: e(UNAUTHENTICATED, 'API_KEY_EXPIRED', 'expired api key'),
-  WEBAUTHN_NOT_SUPPORTED: e(
+  /** A passkey stamp whose credential id no user of the organization or its parent holds. */
+  WEBAUTHN_AUTHENTICATOR_NOT_FOUND: e(
     UNAUTHENTICATED,
     'CREDENTIAL_NOT_FOUND',
     'webauthn authenticator not found in organization or parent organization',
+  ),
+  /**
+   * A passkey stamp that does not verify: its signature, its challenge (not the body's), its
+   * type, user presence, rpId hash, origin, or a signature counter that did not move forward.
+   * `details` say which.
+   */
+  WEBAUTHN_SIGNATURE_INVALID: e(
+    UNAUTHENTICATED,
+    'SIGNATURE_INVALID',
+    'could not verify WebAuthN signature',
+  ),
+  MULTIPLE_SUB_ORGANIZATIONS_FOR_CREDENTIAL_ID: e(
+    INVALID_ARGUMENT,
+    'MULTIPLE_SUB_ORGANIZATIONS',
+    'more than one suborg associated with a credential ID',
   ),
   AUTHENTICATION_FAILED: e(UNAUTHENTICATED, 'UNAUTHENTICATED', 'authentication failed'),
 
@@ -211,7 +227,39 @@ export const Messages = {
   ROOT_USER_CREDENTIAL_NOT_SUPPORTED: e(
     INVALID_ARGUMENT,
     'UNSUPPORTED_CREDENTIAL',
-    'authenticators and OAuth providers are not supported yet: give root users API keys only',
+    'OAuth providers are not supported yet: give users API keys or authenticators',
+  ),
+  AUTHENTICATOR_ATTESTATION_MISSING: e(
+    INVALID_ARGUMENT,
+    'INVALID_ATTESTATION',
+    'missing parameter: user authenticator attestation',
+  ),
+  /** An attestation that does not parse or verify (format, challenge, origin, rpId, signature). */
+  AUTHENTICATOR_ATTESTATION_INVALID: e(
+    INVALID_ARGUMENT,
+    'INVALID_ATTESTATION',
+    'invalid authenticator attestation',
+  ),
+  MAX_AUTHENTICATORS: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'RESOURCE_LIMIT_EXCEEDED',
+    'user has exceeded maximum authenticators',
+  ),
+  AUTHENTICATOR_ALREADY_EXISTS: e(
+    StatusCode.ALREADY_EXISTS,
+    'AUTHENTICATOR_ALREADY_EXISTS',
+    'authenticator with this credential ID already exists in organization',
+  ),
+  /** DELETE_AUTHENTICATORS would leave a root-quorum user without any credential. */
+  LAST_ROOT_QUORUM_CREDENTIAL: e(
+    StatusCode.FAILED_PRECONDITION,
+    'LAST_CREDENTIAL',
+    'cannot delete the last credential of a root quorum user',
+  ),
+  INVALID_ALLOWED_ORIGIN: e(
+    INVALID_ARGUMENT,
+    'INVALID_ALLOWED_ORIGIN',
+    'invalid allowed origin: it must be a scheme, host and optional port, such as https://app.example.com',
   ),
   QUORUM_USERS_MISSING: e(INVALID_ARGUMENT, 'QUORUM_USERS_MISSING', 'quorum users missing'),
   MAX_LONG_LIVED_API_KEYS: e(
@@ -233,6 +281,7 @@ export const Messages = {
   // Records
   USER_NOT_FOUND: e(NOT_FOUND, 'USER_NOT_FOUND', 'user not found'),
   API_KEY_NOT_FOUND: e(NOT_FOUND, 'API_KEY_NOT_FOUND', 'api key not found'),
+  AUTHENTICATOR_NOT_FOUND: e(NOT_FOUND, 'AUTHENTICATOR_NOT_FOUND', 'authenticator not found'),
   ACTIVITY_NOT_FOUND: e(NOT_FOUND, 'ACTIVITY_NOT_FOUND', 'activity not found'),
   WALLET_NOT_FOUND: e(NOT_FOUND, 'WALLET_NOT_FOUND', 'wallet not found'),
   WALLET_ACCOUNT_NOT_FOUND: e(NOT_FOUND, 'WALLET_ACCOUNT_NOT_FOUND', 'wallet account not found'),
