@@ -51,6 +51,7 @@ export {
   conformanceProperties,
   consensusFlows,
   malformedBodies4xx,
+  passkeyStamps,
   queriesWork,
   sameBodySameActivity,
   signaturesVerify,
@@ -61,6 +62,10 @@ export {
   MALFORMED_ORGANIZATION_ID,
   ORGANIZATION_NOT_FOUND,
 } from './properties/malformed-bodies-4xx.js';
+export {
+  WEBAUTHN_AUTHENTICATOR_NOT_FOUND_MESSAGE,
+  WEBAUTHN_SIGNATURE_INVALID_MESSAGE,
+} from './properties/passkey-stamps.js';
 export { fingerprintOf } from './properties/same-body-same-activity.js';
 export { STAMP_MISSING_MESSAGE } from './properties/tampered-requests-401.js';
 export {
