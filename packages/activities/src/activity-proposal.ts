@@ -10,6 +10,7 @@ import {
   type ActivityDefinition,
   activityDefinitionsAt,
   KeyholdError,
+  PARENT_RUN_KINDS,
   submitPathOf,
   type VoteSelection,
   validateIntent,
@@ -72,12 +73,24 @@ export function handlerOf(definition: ActivityDefinition): ActivityHandler {
   return handler;
 }
 
-/** A parent organization's users may read a sub-organization, never write to it. */
+/**
+ * Delegated access (interface spec, Authentication §7): the submitter must be a user of the
+ * organization the activity runs in. A parent organization acts in a sub-organization only
+ * through a user of that sub-organization (a delegated-access user holding the parent's key,
+ * scoped by the sub-organization's policies); its own users may read the sub-organization and
+ * submit there only the kinds of `PARENT_RUN_KINDS` (`kind`; votes pass none).
+ * @throws KeyholdError ORGANIZATION_MISMATCH
+ */
 export function requireSameOrganization(
   principal: Principal,
   organization: OrganizationRecord,
+  kind?: string,
 ): void {
-  if (principal.organizationId !== organization.organizationId) {
+  const parentRuns =
+    kind !== undefined &&
+    PARENT_RUN_KINDS.has(kind) &&
+    principal.organizationId === organization.parentOrganizationId;
+  if (principal.organizationId !== organization.organizationId && !parentRuns) {
     throw new KeyholdError('ORGANIZATION_MISMATCH', {
       targetOrganizationId: organization.organizationId,
       voterOrganizationId: principal.organizationId,
@@ -108,7 +121,7 @@ export async function checkProposal(
   const { definition, parameters, handler, organization, principal } = proposal;
   validateIntent(definition.type, parameters);
   handler.precheck?.(parameters, definition, settings);
-  requireSameOrganization(principal, organization);
+  requireSameOrganization(principal, organization, definition.kind);
   await handler.verify?.({ tx, organization }, parameters);
 }
 

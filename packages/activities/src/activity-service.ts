@@ -23,6 +23,8 @@ import {
   type CryptoWorkPool,
   inlineCryptoWorkPool,
   type KeyVault,
+  type SessionNotarizer,
+  softwareNotarizer,
 } from '@keyhold/keys';
 import {
   type Activity,
@@ -74,6 +76,7 @@ import type {
 } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 import type { Stamp } from './stamp.js';
+import { findSubmitter } from './submitter.js';
 import { activityView } from './views.js';
 import { enqueueActivityUpdate } from './webhook-events.js';
 
@@ -104,6 +107,8 @@ export interface ActivityServiceDeps {
   workPool?: CryptoWorkPool;
   /** Signs export and import bundles. Default: a random key (bundles die with the process). */
   signer?: BundleSigner;
+  /** Signs session JWTs. Default: a random key (sessions verify only while the process runs). */
+  notarizer?: SessionNotarizer;
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -209,10 +214,12 @@ export class ActivityService {
   private readonly precheckSettings: PrecheckSettings;
 
   private readonly signer: BundleSigner;
+  private readonly notarizer: SessionNotarizer;
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
     this.signer = deps.signer ?? { privateKey: p256.utils.randomSecretKey() };
+    this.notarizer = deps.notarizer ?? softwareNotarizer(p256.utils.randomSecretKey());
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -251,8 +258,15 @@ export class ActivityService {
     try {
       const activity = await this.deps.store.transaction(async (tx) => {
         effects.length = 0; // a store that retries the callback starts the effects over
-        const organization = await requireOrganization(tx, s.organizationId);
-        const principal = await findPrincipal(tx, organization, s.stamp, now);
+        const named = await requireOrganization(tx, s.organizationId);
+        // A login may name the parent of the sub-organization it runs in (see submitter.ts).
+        const { organization, principal } = await findSubmitter(
+          tx,
+          named,
+          s.definition,
+          s.stamp,
+          now,
+        );
         const existing = await tx.activities.findByFingerprint(s.fingerprint);
         // Rate limits after authentication; a resubmitted body only reads its activity.
         await s.meter?.charge({
@@ -269,7 +283,7 @@ export class ActivityService {
           this.precheckSettings,
         );
 
-        const record = this.newRecord(s, now);
+        const record = this.newRecord(s, organization.organizationId, now);
         const vote = await this.voteOf(
           tx,
           record,
@@ -492,6 +506,7 @@ export class ActivityService {
         vault: this.deps.vault,
         work: this.workPool,
         signer: this.signer,
+        notarizer: this.notarizer,
         ids: this.deps.ids,
         now,
         activityId: record.id,
@@ -593,10 +608,10 @@ export class ActivityService {
     }
   }
 
-  private newRecord(s: ParsedSubmission, now: number): ActivityRecord {
+  private newRecord(s: ParsedSubmission, organizationId: string, now: number): ActivityRecord {
     return {
       id: this.deps.ids.activityId(),
-      organizationId: s.organizationId,
+      organizationId,
       type: s.definition.type,
       status: 'ACTIVITY_STATUS_CREATED',
       parameters: s.parameters,

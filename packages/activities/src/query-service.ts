@@ -12,13 +12,29 @@ import type { Store } from './ports/store.js';
 import { findPrincipal, findWhoamiPrincipal } from './principal.js';
 import { QUERY_HANDLERS } from './queries/index.js';
 import type { RequestMeter } from './rate-limit/request-admission.js';
-import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
+import {
+  findSessionReader,
+  isSessionRequest,
+  readSessionRequest,
+  type SessionRequest,
+} from './read-only-session.js';
+import {
+  type IncomingRequest,
+  organizationIdOf,
+  readSignedRequest,
+  type SignedRequest,
+} from './signed-request.js';
 
 /** What a QueryService runs on. Queries store nothing, so there is no vault and no Ids. */
 export interface QueryServiceDeps {
   store: Store;
   verifier: SignatureVerifier;
   clock: Clock;
+  /**
+   * The notarizer's public key (uncompressed hex): read-only sessions it signed authenticate
+   * queries (`X-Session`). Absent: only stamps do.
+   */
+  notarizerPublicKey?: string;
   options?: {
     /** As ActivityServiceOptions.consensusExpiryMs: when `canApprove` stops being true. */
     consensusExpiryMs?: number;
@@ -57,19 +73,27 @@ export class QueryService {
   ): Promise<Record<string, unknown>> {
     const handler = QUERY_HANDLERS[name];
     if (!handler) throw new KeyholdError('QUERY_NOT_SUPPORTED', { query: name });
-    const { stamp, body } = await readSignedRequest(this.deps.verifier, request);
+    const now = this.deps.clock.now();
+    const { notarizerPublicKey } = this.deps;
+    const authenticated: SignedRequest | SessionRequest =
+      notarizerPublicKey !== undefined && isSessionRequest(request.headers)
+        ? readSessionRequest(request, notarizerPublicKey, now)
+        : await readSignedRequest(this.deps.verifier, request);
+    const { body } = authenticated;
     validateQuery(name, body);
     const organizationId = organizationIdOf(body);
-    const now = this.deps.clock.now();
     return this.deps.store.transaction(async (tx) => {
       const organization = await requireOrganization(tx, organizationId);
       // whoami also finds a sub-organization's user who names the parent organization.
-      const principal = await (name === 'whoami' ? findWhoamiPrincipal : findPrincipal)(
-        tx,
-        organization,
-        stamp,
-        now,
-      );
+      const principal =
+        'claims' in authenticated
+          ? await findSessionReader(tx, organization, authenticated.claims)
+          : await (name === 'whoami' ? findWhoamiPrincipal : findPrincipal)(
+              tx,
+              organization,
+              authenticated.stamp,
+              now,
+            );
       await meter?.charge({
         organizationId: organization.organizationId,
         userId: principal.user.userId,

@@ -12,6 +12,7 @@ import type {
   AddressFormat,
   ApiKeyCurve,
   AuthenticatorTransport,
+  CredentialType,
   Curve,
   Effect,
   Outcome,
@@ -22,6 +23,7 @@ import type {
   User,
   VoteSelection,
 } from '@keyhold/protocol';
+import { CREDENTIAL_TYPE_OF_API_KEY_CURVE } from '@keyhold/protocol';
 
 /** An organization (root or sub-organization) as stored. */
 export interface OrganizationRecord {
@@ -61,6 +63,12 @@ export interface ApiKeyRecord {
   /** Lower-case hex: compressed SEC1 (P-256, secp256k1) or 32-byte Ed25519. */
   publicKey: string;
   curve: ApiKeyCurve;
+  /**
+   * What made the key, when not CREATE_API_KEYS or a user's creation: a session key
+   * (`CREDENTIAL_TYPE_LOGIN` from STAMP_LOGIN, `CREDENTIAL_TYPE_READ_WRITE_SESSION_KEY_P256`
+   * from CREATE_READ_WRITE_SESSION). Absent: the API key type of its curve.
+   */
+  credentialType?: CredentialType;
   /** As submitted; absent for long-lived keys. */
   expirationSeconds?: string;
   /** Epoch ms after which the key is refused; absent for long-lived keys. */
@@ -96,6 +104,15 @@ export interface AuthenticatorRecord {
   signCount: number;
   createdAt: number;
   updatedAt: number;
+}
+
+/**
+ * The credential type of an API key, as `credential.type` and consensus conditions see it.
+ * @example
+ * credentialTypeOf(sessionKey); // 'CREDENTIAL_TYPE_LOGIN'
+ */
+export function credentialTypeOf(key: ApiKeyRecord): CredentialType {
+  return key.credentialType ?? CREDENTIAL_TYPE_OF_API_KEY_CURVE[key.curve];
 }
 
 /** An HD wallet as stored; its seed only as the KeyVault sealed it. */

@@ -43,10 +43,23 @@ export async function readSignedRequest(
   const stamp = parseStamp(request.headers);
   if (stamp.kind === 'webauthn') checkWebauthnChallenge(stamp, request.rawBody);
   else await verifyStamp(verifier, stamp, request.rawBody);
+  return { stamp, ...parseRequestBody(request.rawBody) };
+}
+
+/**
+ * The body of an authenticated request, parsed: a JSON object within the nesting and text
+ * bounds, whose strings every Store can keep. Call it only once the request is authenticated
+ * (a verified stamp, a verified session).
+ * @throws KeyholdError BAD_REQUEST_BODY
+ */
+export function parseRequestBody(rawBody: Uint8Array): {
+  body: Record<string, unknown>;
+  text: string;
+} {
   let text: string;
   let body: unknown;
   try {
-    text = decoder.decode(request.rawBody);
+    text = decoder.decode(rawBody);
     body = JSON.parse(text);
   } catch {
     throw new KeyholdError('BAD_REQUEST_BODY', { reason: 'body is not UTF-8 JSON' });
@@ -65,7 +78,7 @@ export async function readSignedRequest(
       reason: 'strings must be well-formed Unicode without U+0000',
     });
   }
-  return { stamp, body: body as Record<string, unknown>, text };
+  return { body: body as Record<string, unknown>, text };
 }
 
 /**

@@ -69,7 +69,8 @@ export type Stamp = ApiKeyStamp | WebauthnStamp;
 /**
  * Reads the stamp headers of a request. Header names are lower-case. `X-Stamp` wins when a
  * request carries both.
- * @throws KeyholdError STAMP_MISSING, MALFORMED_STAMP
+ * @throws KeyholdError STAMP_MISSING, MALFORMED_STAMP, REQUEST_NOT_AUTHORIZED (a read-only
+ *   session and no stamp)
  */
 export function parseStamp(headers: Readonly<Record<string, string | undefined>>): Stamp {
   const header = headers['x-stamp'];
@@ -79,6 +80,12 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
     if (headers['x-stamp-attested'] !== undefined) {
       throw new KeyholdError('MALFORMED_STAMP', {
         reason: 'attested stamps are not supported yet',
+      });
+    }
+    if (headers['x-session'] !== undefined && headers['x-session'] !== '') {
+      // A read-only session (X-Session) authenticates queries; activities need a stamp.
+      throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+        reason: 'a read-only session (X-Session) may only read; activities need a stamp',
       });
     }
     throw new KeyholdError('STAMP_MISSING');

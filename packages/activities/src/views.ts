@@ -8,7 +8,6 @@ import {
   type ApiKey,
   type Authenticator,
   activityDefinitionOf,
-  CREDENTIAL_TYPE_OF_API_KEY_CURVE,
   type Policy,
   type PolicyEvaluation,
   type PrivateKey,
@@ -35,10 +34,11 @@ import type {
   WalletRecord,
   WebhookEndpointRecord,
 } from './records.js';
+import { credentialTypeOf } from './records.js';
 
 export function apiKeyView(key: ApiKeyRecord): ApiKey {
   return {
-    credential: { publicKey: key.publicKey, type: CREDENTIAL_TYPE_OF_API_KEY_CURVE[key.curve] },
+    credential: { publicKey: key.publicKey, type: credentialTypeOf(key) },
     apiKeyId: key.apiKeyId,
     apiKeyName: key.apiKeyName,
     createdAt: timestampOf(key.createdAt),

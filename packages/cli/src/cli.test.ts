@@ -42,10 +42,18 @@ describe('keyhold serve', () => {
       'organizationId',
       'userId',
       'signerPublicKey',
+      'notarizerPublicKey',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(line.signerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    expect(line.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    // The discovery document publishes the same keys.
+    const keys = await (await fetch(`${line.url}/keyhold/v1/public_keys`)).json();
+    expect(keys).toMatchObject({
+      signerPublicKey: line.signerPublicKey,
+      notarizerPublicKey: line.notarizerPublicKey,
+    });
 
     const body = JSON.stringify({ organizationId: line.organizationId });
     const res = await fetch(`${line.url}/public/v1/query/whoami`, {
@@ -99,7 +107,7 @@ describe('keyhold serve', () => {
   it('prints no ids without a bootstrap key', async () => {
     const run = keyhold('serve', '--port', '0', '--memory');
     const line = JSON.parse(await run.firstLine());
-    expect(Object.keys(line)).toEqual(['event', 'url', 'signerPublicKey']);
+    expect(Object.keys(line)).toEqual(['event', 'url', 'signerPublicKey', 'notarizerPublicKey']);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
   });
@@ -173,6 +181,7 @@ describe('keyhold serve --data (embedded PGlite)', () => {
     expect(two.organizationId).toBe(one.organizationId);
     expect(two.userId).toBe(one.userId);
     expect(two.signerPublicKey).toBe(one.signerPublicKey);
+    expect(two.notarizerPublicKey).toBe(one.notarizerPublicKey);
     const wallets = await post(two.url, '/public/v1/query/list_wallets', {
       organizationId: one.organizationId,
     });

@@ -298,6 +298,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
         ? { organizationId: server.organizationId, userId: server.userId }
         : {}),
       signerPublicKey: server.keyhold.signerPublicKey,
+      notarizerPublicKey: server.keyhold.notarizerPublicKey,
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });

@@ -84,6 +84,13 @@ export {
   isValidPrivateKey,
   publicKeyFromPrivateKey,
 } from './public-key.js';
+export {
+  createSessionJwt,
+  readSessionJwt,
+  type SessionClaims,
+  type SessionType,
+} from './sessions/session-jwt.js';
+export { type SessionNotarizer, softwareNotarizer } from './sessions/session-notarizer.js';
 export { formatSignature, type SignatureResult } from './signature-format.js';
 export {
   type ExtendedPrivateKey,

@@ -13,7 +13,8 @@ export type ActivityResource =
   | 'WALLET'
   | 'PRIVATE_KEY'
   | 'POLICY'
-  | 'WEBHOOK_ENDPOINT';
+  | 'WEBHOOK_ENDPOINT'
+  | 'AUTH';
 export type ActivityAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'SIGN' | 'EXPORT' | 'IMPORT';
 
 export interface ActivityDefinition {
@@ -111,6 +112,12 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('CREATE_WEBHOOK_ENDPOINT', [1], 'WEBHOOK_ENDPOINT', 'CREATE'),
   ...define('UPDATE_WEBHOOK_ENDPOINT', [1], 'WEBHOOK_ENDPOINT', 'UPDATE'),
   ...define('DELETE_WEBHOOK_ENDPOINT', [1], 'WEBHOOK_ENDPOINT', 'DELETE'),
+  // Sessions: a user logs in (STAMP_LOGIN) or has a session key made for them.
+  ...define('STAMP_LOGIN', [1], 'AUTH', 'CREATE'),
+  ...define('CREATE_READ_WRITE_SESSION', [1, 2], 'AUTH', 'CREATE', (v) =>
+    v === 1 ? 'createReadWriteSessionResult' : 'createReadWriteSessionResultV2',
+  ),
+  ...define('CREATE_READ_ONLY_SESSION', [1], 'AUTH', 'CREATE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),
@@ -126,6 +133,29 @@ export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
   // Which origins passkeys may stamp from: as sensitive as the root quorum itself.
   'UPDATE_ALLOWED_ORIGINS',
 ]);
+
+/**
+ * Delegated access (interface spec, Authentication §7): a parent organization acts in a
+ * sub-organization only through a user of that sub-organization; its own users' stamps may
+ * read a sub-organization and run these kinds there, nothing else. They are the login and
+ * auth activities a parent's backend runs for its sub-organizations' end users, where the end
+ * user's verification token, OIDC token or mailbox is the proof (none is served yet: issue 13).
+ */
+export const PARENT_RUN_KINDS: ReadonlySet<string> = new Set([
+  'OTP_LOGIN',
+  'OAUTH_LOGIN',
+  'OTP_AUTH',
+  'OAUTH',
+  'EMAIL_AUTH',
+  'INIT_USER_EMAIL_RECOVERY',
+]);
+
+/**
+ * Kinds a sub-organization's user may submit naming the parent organization, as
+ * `@turnkey/core` does for STAMP_LOGIN (its `organizationId` defaults to the parent): the
+ * activity runs in the sub-organization whose user holds the stamp's credential.
+ */
+export const LOGIN_AT_PARENT_KINDS: ReadonlySet<string> = new Set(['STAMP_LOGIN']);
 
 /** The vote kinds: APPROVE_ACTIVITY and REJECT_ACTIVITY. */
 export const VOTE_KINDS: ReadonlySet<string> = new Set(['APPROVE_ACTIVITY', 'REJECT_ACTIVITY']);

@@ -330,6 +330,46 @@ export interface ActivityResults {
   ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT: WebhookEndpointResult;
   ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT: WebhookEndpointResult;
   ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT: { endpointId: string };
+  ACTIVITY_TYPE_STAMP_LOGIN: { session: string };
+  ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION: ReadWriteSessionResult;
+  ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2: ReadWriteSessionResult;
+  ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: ReadOnlySessionResult;
+}
+
+/**
+ * `v1CreateReadWriteSessionResult(V2)`: the session key's id and its private key in a
+ * `credentialBundle` encrypted to the request's `targetPublicKey`.
+ * @example
+ * const result: ReadWriteSessionResult = {
+ *   organizationId: '…', organizationName: 'Acme', userId: '…', username: 'alice',
+ *   apiKeyId: '…', credentialBundle: '2mD…', // base58check
+ * };
+ */
+export interface ReadWriteSessionResult {
+  organizationId: string;
+  organizationName: string;
+  userId: string;
+  username: string;
+  apiKeyId: string;
+  credentialBundle: string;
+}
+
+/**
+ * `v1CreateReadOnlySessionResult`: a read-only session JWT and its expiry (epoch seconds, as a
+ * string).
+ * @example
+ * const result: ReadOnlySessionResult = {
+ *   organizationId: '…', organizationName: 'Acme', userId: '…', username: 'alice',
+ *   session: 'eyJ…', sessionExpiry: '1748880437',
+ * };
+ */
+export interface ReadOnlySessionResult {
+  organizationId: string;
+  organizationName: string;
+  userId: string;
+  username: string;
+  session: string;
+  sessionExpiry: string;
 }
 
 /**

@@ -19,7 +19,12 @@ import {
   systemClock,
 } from '@keyhold/activities';
 import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
-import { CryptoWorkPool, inlineCryptoWorkPool, KeyVault } from '@keyhold/keys';
+import {
+  CryptoWorkPool,
+  inlineCryptoWorkPool,
+  KeyVault,
+  type SessionNotarizer,
+} from '@keyhold/keys';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
 import { HttpWebhookTransport } from '@keyhold/webhook-transport-http';
@@ -34,7 +39,7 @@ import {
 import { ContainerModule } from 'inversify';
 import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
-import { SignerKey, signerKeyFrom, WebhookKey } from './signer-key.js';
+import { Notarizer, randomNotarizer, SignerKey, signerKeyFrom, WebhookKey } from './signer-key.js';
 
 /** How webhooks are signed and sent (see `KeyholdOptions.webhooks`). */
 export interface WebhookSettings {
@@ -90,10 +95,14 @@ export const DEFAULT_DOCS_URL = 'https://keyhold.dev/docs/errors';
  */
 export type RateLimitSettings = Omit<RateLimiting, 'limiter'>;
 
-/** Clock, Ids, Logger, the signer key, the webhook signing key and the inline CryptoWorkPool. */
+/**
+ * Clock, Ids, Logger, the signer key, the webhook signing key, the session notarizer and the
+ * inline CryptoWorkPool.
+ */
 export const foundationModule = (
   signerKey: SignerKey = signerKeyFrom(),
   webhookKey: WebhookSigningKey = webhookSigningKey(crypto.getRandomValues(new Uint8Array(32))),
+  notarizer: SessionNotarizer = randomNotarizer(),
 ) =>
   new ContainerModule(({ bind }) => {
     bind(Clock).toConstantValue(systemClock);
@@ -103,6 +112,7 @@ export const foundationModule = (
     bind(Logger).toConstantValue(stderrLogger());
     bind(SignerKey).toConstantValue(signerKey);
     bind(WebhookKey).toConstantValue(webhookKey);
+    bind(Notarizer).toConstantValue(notarizer);
     // Embedded use computes on the caller's thread; `keyhold serve` rebinds a worker pool.
     bind(CryptoWorkPool).toConstantValue(inlineCryptoWorkPool());
   });
@@ -160,6 +170,7 @@ export const coreModule = () =>
             vault: ctx.get(KeyVault),
             workPool: ctx.get<CryptoWorkPool>(CryptoWorkPool),
             signer: ctx.get<SignerKey>(SignerKey),
+            notarizer: ctx.get<SessionNotarizer>(Notarizer),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),
@@ -177,6 +188,7 @@ export const coreModule = () =>
         (ctx) =>
           new QueryService({
             store: ctx.get(Store),
+            notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             options: ctx.get(ServerTokens.ActivityServiceOptions),
@@ -249,6 +261,10 @@ export const coreModule = () =>
             ...ctx.get<RateLimitSettings>(ServerTokens.RateLimitSettings),
           },
           webhookKeys: [ctx.get<WebhookSigningKey>(WebhookKey)],
+          publicKeys: {
+            signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
+            notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
+          },
         });
       })
       .inSingletonScope();

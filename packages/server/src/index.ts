@@ -29,8 +29,16 @@ export {
   type KeyholdClientOptions,
   KeyholdRequestError,
 } from './keyhold-client.js';
-export { EXPLAIN_POLICIES_PATH, KEYHOLD_EXTENSION_PREFIX } from './keyhold-extensions.js';
-export { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
+export {
+  EXPLAIN_POLICIES_PATH,
+  KEYHOLD_EXTENSION_PREFIX,
+  PUBLIC_KEYS_PATH,
+} from './keyhold-extensions.js';
+export {
+  KeyholdRequestHandler,
+  type PublicKeysDocument,
+  type RateLimiting,
+} from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
 export { type RunningServer, type ServeOptions, startServer } from './serve.js';
-export { SignerKey, signerKeyFrom } from './signer-key.js';
+export { deriveNotarizer, Notarizer, SignerKey, signerKeyFrom } from './signer-key.js';

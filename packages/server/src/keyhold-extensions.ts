@@ -1,7 +1,8 @@
 /**
  * Keyhold's own endpoints, beside the public API it shares with Turnkey. They live under their
  * own prefix so they can never collide with a path the public API adds later, and a client of
- * the public API never reaches one by accident. Stamped and rate-limited like queries.
+ * the public API never reaches one by accident. Stamped and rate-limited like queries, but for
+ * the discovery document, which is public like the webhook JWKS.
  * @module
  */
 
@@ -13,3 +14,12 @@ export const KEYHOLD_EXTENSION_PREFIX = '/keyhold/v1/';
  * `POST {organizationId, activity}` → `PolicyExplanation` (see `@keyhold/activities`).
  */
 export const EXPLAIN_POLICIES_PATH = `${KEYHOLD_EXTENSION_PREFIX}explain_policies`;
+
+/**
+ * Discovery: every public key Keyhold publishes, `GET` without authentication →
+ * `{signerPublicKey, notarizerPublicKey, webhookKeys}`. `signerPublicKey` signs export and
+ * import bundles (`dangerouslyOverrideSignerPublicKey` of `@turnkey/crypto`),
+ * `notarizerPublicKey` signs session JWTs (`verifySessionJwtSignature(jwt, notarizerPublicKey)`),
+ * `webhookKeys` are the JWKS keys that verify webhook deliveries.
+ */
+export const PUBLIC_KEYS_PATH = `${KEYHOLD_EXTENSION_PREFIX}public_keys`;

@@ -34,7 +34,11 @@ import {
   type RequestHandler,
 } from '@keyhold/protocol';
 import { webhookJwks } from '@keyhold/webhooks';
-import { EXPLAIN_POLICIES_PATH, KEYHOLD_EXTENSION_PREFIX } from './keyhold-extensions.js';
+import {
+  EXPLAIN_POLICIES_PATH,
+  KEYHOLD_EXTENSION_PREFIX,
+  PUBLIC_KEYS_PATH,
+} from './keyhold-extensions.js';
 import { KNOWN_QUERY_PATHS, KNOWN_SUBMIT_PATHS } from './known-endpoints.js';
 import type { Logger } from './logger.js';
 
@@ -51,7 +55,7 @@ const CORS_PREFLIGHT = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, GET, OPTIONS',
   'access-control-allow-headers':
-    'content-type, x-stamp, x-stamp-webauthn, x-stamp-attested, x-client-version',
+    'content-type, x-stamp, x-stamp-webauthn, x-stamp-attested, x-session, x-client-version',
   'access-control-max-age': '600',
 };
 
@@ -111,6 +115,18 @@ export interface KeyholdRequestHandlerDeps {
   rateLimiting?: RateLimiting | undefined;
   /** The public keys of `GET /public/v1/discovery/webhooks/jwks`. */
   webhookKeys?: readonly { readonly publicKey: Uint8Array; readonly keyId: string }[];
+  /** The P-256 keys of `GET /keyhold/v1/public_keys` (uncompressed hex), beside `webhookKeys`. */
+  publicKeys?: { readonly signerPublicKey: string; readonly notarizerPublicKey: string };
+}
+
+/** The discovery document of `GET /keyhold/v1/public_keys`. */
+export interface PublicKeysDocument {
+  /** Signs export and import bundles (their `enclaveQuorumPublic`). */
+  signerPublicKey: string;
+  /** Signs session JWTs. */
+  notarizerPublicKey: string;
+  /** The JWKS keys that verify webhook deliveries (Ed25519 OKP, with `kid`). */
+  webhookKeys: ReturnType<typeof webhookJwks>['keys'];
 }
 
 /** Where receivers fetch the keys that verify webhook deliveries (wire-compat §8). */
@@ -166,6 +182,7 @@ export class KeyholdRequestHandler implements RequestHandler {
   draining = false;
   private lastUnavailableLog = Number.NEGATIVE_INFINITY;
   private jwksResponse: RawResponse | undefined;
+  private publicKeysResponse: RawResponse | undefined;
 
   constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
 
@@ -179,6 +196,9 @@ export class KeyholdRequestHandler implements RequestHandler {
       if (path === '/ready' && method === 'GET') return await this.readiness();
       if (path === WEBHOOK_JWKS_PATH && (method === 'GET' || method === 'HEAD')) {
         return this.webhookJwks();
+      }
+      if (path === PUBLIC_KEYS_PATH && (method === 'GET' || method === 'HEAD')) {
+        return this.publicKeys();
       }
       const route = apiRouteOf(path);
       if (!route) throw new KeyholdError('NOT_FOUND_ROUTE', { path });
@@ -218,6 +238,22 @@ export class KeyholdRequestHandler implements RequestHandler {
       headers: { ...BASE_HEADERS, 'cache-control': 'public, max-age=300' },
     };
     return this.jwksResponse;
+  }
+
+  /** Every public key Keyhold publishes; no authentication, cacheable like the JWKS. */
+  private publicKeys(): RawResponse {
+    const { publicKeys } = this.deps;
+    if (!publicKeys) throw new KeyholdError('NOT_FOUND_ROUTE', { path: PUBLIC_KEYS_PATH });
+    const document: PublicKeysDocument = {
+      signerPublicKey: publicKeys.signerPublicKey,
+      notarizerPublicKey: publicKeys.notarizerPublicKey,
+      webhookKeys: webhookJwks(this.deps.webhookKeys ?? []).keys,
+    };
+    this.publicKeysResponse ??= {
+      ...json(200, document),
+      headers: { ...BASE_HEADERS, 'cache-control': 'public, max-age=300' },
+    };
+    return this.publicKeysResponse;
   }
 
   private failure(error: unknown, request: RawRequest): RawResponse {

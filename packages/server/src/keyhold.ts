@@ -21,7 +21,7 @@ import {
   SignatureVerifier,
   Store,
 } from '@keyhold/activities';
-import { CryptoWorkPool, KeyVault } from '@keyhold/keys';
+import { CryptoWorkPool, KeyVault, type SessionNotarizer } from '@keyhold/keys';
 import type { RawRequest, RawResponse, RequestHandler } from '@keyhold/protocol';
 import { generateMasterKey } from '@keyhold/vault-software';
 import {
@@ -48,8 +48,10 @@ import { KeyholdClient, type KeyholdClientOptions } from './keyhold-client.js';
 import type { KeyholdRequestHandler } from './keyhold-request-handler.js';
 import { Logger } from './logger.js';
 import {
+  deriveNotarizer,
   deriveSignerKey,
   deriveWebhookKey,
+  Notarizer,
   SignerKey,
   signerKeyFrom,
   WebhookKey,
@@ -78,6 +80,11 @@ export interface KeyholdOptions {
   logger?: Logger;
   /** The P-256 key that signs export/import bundles. Default: derived from the master key. */
   signerKey?: Uint8Array;
+  /**
+   * What signs session JWTs (STAMP_LOGIN, CREATE_READ_ONLY_SESSION). Default: a P-256 key
+   * derived from the master key. `keyhold serve --vault pkcs11` passes the token's notarizer.
+   */
+  notarizer?: SessionNotarizer;
   /** How far a request's `timestampMs` may be from now. Default 5 minutes. */
   timestampToleranceMs?: number;
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
@@ -143,6 +150,14 @@ export class Keyhold implements RequestHandler {
   /** The signer key's public half, uncompressed hex. */
   get signerPublicKey(): string {
     return this.container.get<SignerKey>(SignerKey).publicKey;
+  }
+
+  /**
+   * The notarizer's public key, uncompressed hex: what verifies every session JWT this instance
+   * issues (`verifySessionJwtSignature(jwt, notarizerPublicKey)` of `@turnkey/crypto`).
+   */
+  get notarizerPublicKey(): string {
+    return this.container.get<SessionNotarizer>(Notarizer).publicKey;
   }
 
   /** The transport-agnostic request path. */
@@ -249,6 +264,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
       options.webhooks?.signingKey
         ? webhookSigningKey(options.webhooks.signingKey)
         : deriveWebhookKey(masterKey),
+      options.notarizer ?? deriveNotarizer(masterKey),
     ),
     memoryStoreModule(),
     softwareVaultModule(masterKey),

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { type SessionNotarizer, softwareNotarizer } from '@keyhold/keys';
 import { type WebhookSigningKey, webhookSigningKey } from '@keyhold/webhooks';
 import { p256 } from '@noble/curves/nist.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
@@ -48,3 +49,24 @@ export function deriveWebhookKey(masterKey: Uint8Array): WebhookSigningKey {
 }
 
 export const WebhookKey: unique symbol = Symbol.for('keyhold.WebhookKey');
+
+/**
+ * The notarizer that signs session JWTs, derived from the master key like the signer key (its
+ * own HKDF label), so every instance sharing a master key issues sessions that verify with the
+ * same `notarizerPublicKey`, across restarts. With `--vault pkcs11` the notarizer is a key in
+ * the token instead (`Pkcs11KeyVault.notarizer()`).
+ * @example
+ * deriveNotarizer(masterKey).publicKey; // '04…', stable for one master key
+ */
+export function deriveNotarizer(masterKey: Uint8Array): SessionNotarizer {
+  const seed = hkdf(sha256, masterKey, utf8('keyhold'), utf8('keyhold/notarizer-key/p256/v1'), 48);
+  return softwareNotarizer(p256.utils.randomSecretKey(seed));
+}
+
+/** A notarizer with a random key: sessions it signs die with the process. */
+export function randomNotarizer(): SessionNotarizer {
+  return softwareNotarizer(p256.utils.randomSecretKey());
+}
+
+/** The inversify service identifier of the SessionNotarizer. */
+export const Notarizer: unique symbol = Symbol.for('keyhold.Notarizer');

@@ -5,9 +5,14 @@
  * @module
  */
 import type { ConsensusContext, PolicyCredential, PolicyUser } from '@keyhold/policy-engine';
-import { CREDENTIAL_TYPE_OF_API_KEY_CURVE, type CredentialType } from '@keyhold/protocol';
+import type { CredentialType } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
-import type { ApiKeyRecord, UserRecord, VoteRecord } from '../records.js';
+import {
+  type ApiKeyRecord,
+  credentialTypeOf,
+  type UserRecord,
+  type VoteRecord,
+} from '../records.js';
 
 const CREDENTIAL_TYPE_OF_SCHEME: Readonly<Record<string, CredentialType>> = {
   SIGNATURE_SCHEME_TK_API_P256: 'CREDENTIAL_TYPE_API_KEY_P256',
@@ -31,7 +36,7 @@ export function policyCredentialOfApiKey(key: ApiKeyRecord): PolicyCredential {
   return {
     id: key.apiKeyId,
     user_id: key.userId,
-    type: CREDENTIAL_TYPE_OF_API_KEY_CURVE[key.curve],
+    type: credentialTypeOf(key),
     public_key: key.publicKey,
   };
 }

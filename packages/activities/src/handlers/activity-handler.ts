@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { BundleSigner, CryptoWorkPool, KeyVault } from '@keyhold/keys';
+import type { BundleSigner, CryptoWorkPool, KeyVault, SessionNotarizer } from '@keyhold/keys';
 import type {
   ActivityDefinition,
   IntentOfKind,
@@ -30,6 +30,8 @@ export interface ActivityContext {
   readonly work: CryptoWorkPool;
   /** The server's signer key: signs export and import bundles. */
   readonly signer: BundleSigner;
+  /** Signs session JWTs (STAMP_LOGIN, CREATE_READ_ONLY_SESSION). */
+  readonly notarizer: SessionNotarizer;
   readonly ids: Ids;
   /** The activity's time (epoch ms): every record it writes carries it. */
   readonly now: number;

@@ -35,6 +35,11 @@ import {
   updatePolicyHandler,
 } from './policies.js';
 import { createPrivateKeysHandler } from './private-keys.js';
+import {
+  createReadOnlySessionHandler,
+  createReadWriteSessionHandler,
+  stampLoginHandler,
+} from './sessions.js';
 import { signRawPayloadHandler, signRawPayloadsHandler } from './sign-raw-payload.js';
 import { signTransactionHandler } from './sign-transaction.js';
 import { createSubOrganizationHandler, deleteSubOrganizationHandler } from './sub-organizations.js';
@@ -124,6 +129,9 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   CREATE_WEBHOOK_ENDPOINT: createWebhookEndpointHandler,
   UPDATE_WEBHOOK_ENDPOINT: updateWebhookEndpointHandler,
   DELETE_WEBHOOK_ENDPOINT: deleteWebhookEndpointHandler,
+  STAMP_LOGIN: stampLoginHandler,
+  CREATE_READ_WRITE_SESSION: createReadWriteSessionHandler,
+  CREATE_READ_ONLY_SESSION: createReadOnlySessionHandler,
 };
 
 /**

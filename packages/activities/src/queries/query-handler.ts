@@ -4,13 +4,14 @@
  */
 import type { QueryName, QueryOf } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
-import type { Principal } from '../principal.js';
+import type { SessionReader } from '../read-only-session.js';
 import type { OrganizationRecord } from '../records.js';
 
 export interface QueryContext {
   readonly tx: StoreTransaction;
   readonly organization: OrganizationRecord;
-  readonly principal: Principal;
+  /** Who reads: a stamp's user, or a read-only session's (no API key, no stamp). */
+  readonly principal: SessionReader;
   /** The server's time (epoch ms). */
   readonly now: number;
   /** How long after its first vote an activity may still be approved (for canApprove). */

@@ -90,6 +90,14 @@ const targetPublicKey = () =>
 /** The client's `{encappedPublic, ciphertext}` JSON string; 64 KiB bounds any mnemonic or key. */
 const encryptedBundle = () => str({ minLength: 2, maxLength: 65536 });
 
+/** A session's lifetime in seconds (an int64 string); whether it is positive is the precheck's. */
+const sessionExpirationSeconds = () =>
+  withError(str({ pattern: '^[0-9]{1,12}$' }), 'INVALID_API_KEY_EXPIRATION');
+
+/** A compressed P-256 public key (hex), the key a login session stamps with. */
+const sessionPublicKey = () =>
+  withError(str({ pattern: '^(0x)?[0-9a-fA-F]{66}$' }), 'INVALID_PUBLIC_KEY', 'INVALID_PUBLIC_KEY');
+
 /** The only webhook event type Keyhold emits (interface spec, Events). */
 export const WEBHOOK_EVENT_TYPES = ['ACTIVITY_UPDATES'] as const;
 
@@ -394,6 +402,36 @@ export const INTENT_SCHEMAS = {
     ['endpointId'],
   ),
   ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT: obj({ endpointId: uuid() }, ['endpointId']),
+
+  ACTIVITY_TYPE_STAMP_LOGIN: obj(
+    {
+      publicKey: sessionPublicKey(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+      sessionProfileId: str({ maxLength: 256 }),
+    },
+    ['publicKey'],
+  ),
+  ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION: obj(
+    {
+      targetPublicKey: targetPublicKey(),
+      email: str({ maxLength: 320 }),
+      apiKeyName: name(),
+      expirationSeconds: sessionExpirationSeconds(),
+    },
+    ['targetPublicKey'],
+  ),
+  ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2: obj(
+    {
+      targetPublicKey: targetPublicKey(),
+      userId: uuid(),
+      apiKeyName: name(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+    },
+    ['targetPublicKey'],
+  ),
+  ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: obj({}, []),
 
   ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',

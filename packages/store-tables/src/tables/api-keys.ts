@@ -19,6 +19,7 @@ export const API_KEYS: TableSpec<ApiKeyRecord> = {
     apiKeyName: 'text',
     publicKey: 'text',
     curve: 'text',
+    credentialType: 'text?',
     expirationSeconds: 'text?',
     expiresAt: 'integer?',
     createdAt: 'integer',

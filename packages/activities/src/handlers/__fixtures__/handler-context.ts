@@ -60,6 +60,7 @@ export function handlerContext(parts: HandlerContextParts): ActivityContext {
     vault: only<KeyVault>('vault', parts.vault ?? {}),
     work: only('work', {}),
     signer: only('signer', {}),
+    notarizer: only('notarizer', {}),
     ids: { uuid: () => `id-${++next}`, activityId: () => 'activity-1' },
     now: parts.now ?? 1_700_000_000_000,
     activityId: 'activity-1',
