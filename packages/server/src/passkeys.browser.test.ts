@@ -5,7 +5,10 @@
  * http://localhost (a secure context) uses the published `@turnkey/http` and
  * `@turnkey/webauthn-stamper`, bundled by esbuild, to create a passkey; the backend step
  * creates the user's sub-organization with it through `@turnkey/sdk-server` (an API key); the
- * page then creates a wallet and signs with passkey stamps, and viem verifies the signature.
+ * page then logs in with STAMP_LOGIN stamped by the passkey and naming the parent organization
+ * (as `@turnkey/core` does; the session JWT names the sub-organization and `@turnkey/crypto`
+ * verifies it with `notarizerPublicKey`), reads with the session key, creates a wallet and
+ * signs with passkey stamps, and viem verifies the signature.
  *
  * Without /usr/bin/chromium the file is skipped with a loud warning; with CI=true that is a
  * failure (`.ci/run` installs the `chromium` package).
@@ -13,6 +16,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { verifySessionJwtSignature } from '@turnkey/crypto';
 import { build } from 'esbuild';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { type Hex, hashMessage, recoverMessageAddress, serializeSignature } from 'viem';
@@ -38,6 +42,8 @@ if (!withChromium) {
 
 /** What the page answers for the passkey's actions (see `__fixtures__/passkey-page.mjs`). */
 interface PageResult {
+  session: string;
+  sessionPublicKey: string;
   whoami: { organizationId: string; userId: string; username: string };
   walletStatus: string;
   address: string;
@@ -120,7 +126,7 @@ describe.skipIf(!withChromium)('passkeys in Chromium with a virtual authenticato
     await keyhold?.server.close();
   });
 
-  it('creates a passkey, a sub-organization with it, a wallet and a signature viem verifies', async () => {
+  it('creates a passkey, a sub-organization with it, logs in, a wallet and a signature viem verifies', async () => {
     const registration = (await tab.evaluate(
       (name) =>
         (
@@ -151,16 +157,28 @@ describe.skipIf(!withChromium)('passkeys in Chromium with a virtual authenticato
     const message = 'Keyhold passkeys in a real browser';
     const digest = hashMessage(message);
     const result = (await tab.evaluate(
-      ([url, organizationId, payload]) =>
+      ([url, parentOrganizationId, payload]) =>
         (
           window as unknown as {
             keyholdPasskeys: {
-              walletAndSignature(u: string, o: string, d: string): Promise<unknown>;
+              loginWalletAndSignature(u: string, o: string, d: string): Promise<unknown>;
             };
           }
-        ).keyholdPasskeys.walletAndSignature(url!, organizationId!, payload!),
-      [keyhold.server.url, subOrganizationId, digest],
+        ).keyholdPasskeys.loginWalletAndSignature(url!, parentOrganizationId!, payload!),
+      [keyhold.server.url, keyhold.organizationId, digest],
     )) as PageResult;
+
+    // STAMP_LOGIN at the parent: the session names the sub-organization's user.
+    expect(
+      await verifySessionJwtSignature(result.session, keyhold.server.keyhold.notarizerPublicKey),
+    ).toBe(true);
+    const claims = JSON.parse(Buffer.from(result.session.split('.')[1]!, 'base64').toString());
+    expect(claims).toMatchObject({
+      public_key: result.sessionPublicKey,
+      session_type: 'SESSION_TYPE_READ_WRITE',
+      user_id: created.rootUserIds![0],
+      organization_id: subOrganizationId,
+    });
 
     expect(result.whoami).toMatchObject({
       organizationId: subOrganizationId,

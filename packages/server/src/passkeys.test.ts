@@ -9,6 +9,7 @@
  */
 import { type PasskeyAlgorithm, SoftwarePasskey, stampChallengeOf } from '@keyhold/conformance';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
 import { TurnkeyServerClient } from '@turnkey/sdk-server';
 import { type Hex, recoverAddress, serializeSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,7 @@ import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.j
 import {
   rejection,
   type SdkClient,
+  sdkClient,
   startTurnkeyServer,
   TEST_POLLER,
 } from './__fixtures__/turnkey-server.js';
@@ -176,6 +178,34 @@ describe.each(STORE_TARGETS)('passkeys on %s', (_, openStore) => {
       ]);
     });
   }
+
+  it('STAMP_LOGIN stamped by a passkey at the parent logs the sub-organization user in', async () => {
+    const passkey = passkeyOf();
+    const created = await parent.createSubOrganization({
+      subOrganizationName: 'passkey login',
+      rootUsers: [rootUserWith('login user', passkey)],
+      rootQuorumThreshold: 1,
+    });
+    const sessionKey = generateP256KeyPair();
+    // As @turnkey/core logs in: the parent's organization id, the passkey's stamp.
+    const atParent = passkeyClient(server.url, parentOrgId, passkey);
+    const { session, activity } = await atParent.stampLogin({ publicKey: sessionKey.publicKey });
+    expect(activity.organizationId).toBe(created.subOrganizationId);
+    expect(await verifySessionJwtSignature(session, server.keyhold.notarizerPublicKey)).toBe(true);
+    const claims = JSON.parse(Buffer.from(session.split('.')[1]!, 'base64').toString());
+    expect(claims).toMatchObject({
+      public_key: sessionKey.publicKey,
+      user_id: created.rootUserIds![0],
+      organization_id: created.subOrganizationId,
+    });
+    // The vote of the login names the passkey.
+    expect(activity.votes[0]?.scheme).toBe('SIGNATURE_SCHEME_WEBAUTHN');
+    const who = await sdkClient(server.url, created.subOrganizationId, {
+      publicKey: sessionKey.publicKey,
+      privateKey: sessionKey.privateKey,
+    }).getWhoami();
+    expect(who.userId).toBe(created.rootUserIds![0]);
+  });
 
   it('CREATE_SUB_ORGANIZATION V1 (one root passkey) and V3 (private keys) are served', async () => {
     const passkey = passkeyOf();

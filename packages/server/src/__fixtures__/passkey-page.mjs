@@ -3,9 +3,14 @@
  * It uses the published clients as a web app would: `@turnkey/http`'s
  * `getWebAuthnAttestation` creates the passkey (navigator.credentials.create, answered by the
  * browser's virtual authenticator), and `TurnkeyClient` with `@turnkey/webauthn-stamper`'s
- * `WebauthnStamper` stamps every later request with it (navigator.credentials.get). The test
- * drives it through `window.keyholdPasskeys`. Tests only.
+ * `WebauthnStamper` stamps every later request with it (navigator.credentials.get): STAMP_LOGIN
+ * naming the parent organization (as `@turnkey/core` logs in) with a session key made here by
+ * `@turnkey/crypto`, then the wallet and the signature. The session key, through
+ * `@turnkey/api-key-stamper`, then reads as the user. The test drives it through
+ * `window.keyholdPasskeys`. Tests only.
  */
+import { ApiKeyStamper } from '@turnkey/api-key-stamper';
+import { generateP256KeyPair } from '@turnkey/crypto';
 import { getWebAuthnAttestation, TurnkeyClient } from '@turnkey/http';
 import { WebauthnStamper } from '@turnkey/webauthn-stamper';
 
@@ -49,12 +54,31 @@ window.keyholdPasskeys = {
   },
 
   /**
-   * As the passkey's user in `organizationId`: whoami, a wallet with an Ethereum account, and
-   * a signature of `digest` (hex) by it.
+   * Logs in with the passkey at `parentOrganizationId` (STAMP_LOGIN), then, in the organization
+   * the session names: whoami with the session key, and with the passkey a wallet with an
+   * Ethereum account and a signature of `digest` (hex) by it.
    */
-  async walletAndSignature(baseUrl, organizationId, digest) {
+  async loginWalletAndSignature(baseUrl, parentOrganizationId, digest) {
     const client = new TurnkeyClient({ baseUrl }, new WebauthnStamper({ rpId: RP_ID }));
-    const whoami = await client.getWhoami({ organizationId });
+    const sessionKey = generateP256KeyPair();
+    const login = await client.stampLogin({
+      type: 'ACTIVITY_TYPE_STAMP_LOGIN',
+      timestampMs: String(Date.now()),
+      organizationId: parentOrganizationId,
+      parameters: { publicKey: sessionKey.publicKey, expirationSeconds: '900' },
+    });
+    const session = login.activity.result.stampLoginResult.session;
+    // As @turnkey/core reads it: atob of the payload, no base64url fix-up.
+    const claims = JSON.parse(atob(session.split('.')[1]));
+    const organizationId = claims.organization_id;
+    const sessionClient = new TurnkeyClient(
+      { baseUrl },
+      new ApiKeyStamper({
+        apiPublicKey: sessionKey.publicKey,
+        apiPrivateKey: sessionKey.privateKey,
+      }),
+    );
+    const whoami = await sessionClient.getWhoami({ organizationId });
     const created = await client.createWallet({
       type: 'ACTIVITY_TYPE_CREATE_WALLET',
       timestampMs: String(Date.now()),
@@ -74,6 +98,8 @@ window.keyholdPasskeys = {
       },
     });
     return {
+      session,
+      sessionPublicKey: sessionKey.publicKey,
       whoami,
       walletStatus: created.activity.status,
       address,
