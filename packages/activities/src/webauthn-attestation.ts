@@ -13,8 +13,13 @@ import {
   type AuthenticatorTransport,
   KeyholdError,
 } from '@keyhold/protocol';
-import { verifyRegistrationResponse } from '@simplewebauthn/server';
-import { cose, decodeCredentialPublicKey } from '@simplewebauthn/server/helpers';
+import { SettingsService, verifyRegistrationResponse } from '@simplewebauthn/server';
+import {
+  convertCertBufferToPEM,
+  cose,
+  decodeAttestationObject,
+  decodeCredentialPublicKey,
+} from '@simplewebauthn/server/helpers';
 import { relyingPartyIdsOf, requireAllowedOrigin } from './webauthn-origins.js';
 
 /** The COSE algorithms a passkey may use: ES256, RS256 (Windows Hello), EdDSA. */
@@ -79,6 +84,34 @@ function originOf(clientDataJson: string): string {
 }
 
 /**
+ * An `android-key` attestation is chain-checked by `@simplewebauthn/server` against the root it
+ * carries, then its certificates' CRL distribution points are fetched, and only then is that
+ * root compared with Google's: a forged chain would make Keyhold fetch URLs of the submitter's
+ * choosing (inside the request's transaction). The root is compared first, here. (The other
+ * formats check chains against configured roots before any CRL is fetched, or, with none
+ * configured, fetch nothing.)
+ * @throws KeyholdError AUTHENTICATOR_ATTESTATION_INVALID
+ */
+function refuseForeignAndroidKeyRoot(attestationObject: string): void {
+  let x5c: readonly Uint8Array[] | undefined;
+  try {
+    const decoded = decodeAttestationObject(
+      new Uint8Array(Buffer.from(attestationObject, 'base64url')),
+    );
+    if (decoded.get('fmt') !== 'android-key') return;
+    x5c = decoded.get('attStmt').get('x5c');
+  } catch {
+    return; // verifyRegistrationResponse refuses what does not decode
+  }
+  const root = x5c?.at(-1);
+  if (!root) return;
+  const google = SettingsService.getRootCertificates({ identifier: 'android-key' });
+  if (!google.includes(convertCertBufferToPEM(root))) {
+    throw invalid('the android-key certificate chain does not end at a Google attestation root');
+  }
+}
+
+/**
  * Verifies a passkey's registration.
  * @param allowedOrigins the organization's allowed origins (empty: any secure origin)
  * @throws KeyholdError AUTHENTICATOR_ATTESTATION_INVALID
@@ -92,6 +125,7 @@ export async function verifyAttestation(
   requireAllowedOrigin(origin, allowedOrigins, 'AUTHENTICATOR_ATTESTATION_INVALID');
   const rpIds = relyingPartyIdsOf(origin, allowedOrigins);
   if (rpIds.length === 0) throw invalid('the origin names no host a passkey can belong to');
+  refuseForeignAndroidKeyRoot(ceremony.attestationObject);
   const challenge = unpadded(params.challenge);
   let info: Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo'];
   try {

@@ -9,10 +9,11 @@
  */
 import { type PasskeyAlgorithm, SoftwarePasskey, stampChallengeOf } from '@keyhold/conformance';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { isoCBOR } from '@simplewebauthn/server/helpers';
 import { generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
 import { TurnkeyServerClient } from '@turnkey/sdk-server';
 import { type Hex, recoverAddress, serializeSignature } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
   rejection,
@@ -523,6 +524,48 @@ describe.each(STORE_TARGETS)('passkeys on %s', (_, openStore) => {
         (await parent.getSubOrgIds({ filterType: 'NAME', filterValue: 'never' })).organizationIds,
       ).toEqual([]);
     });
+  });
+
+  it('a forged android-key chain is refused before any CRL it names could be fetched', async () => {
+    const fetched = vi.spyOn(globalThis, 'fetch');
+    try {
+      const registration = passkeyOf().register('forged');
+      // x5c ends at a "root" of the submitter's making, whose CRL URLs it would choose.
+      const forged = isoCBOR.encode(
+        new Map<string, unknown>([
+          ['fmt', 'android-key'],
+          [
+            'attStmt',
+            new Map<string, unknown>([
+              ['alg', -7],
+              ['sig', new Uint8Array(64)],
+              ['x5c', [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5, 6])]],
+            ]),
+          ],
+          ['authData', new Uint8Array(37)],
+        ]) as never,
+      );
+      const refused = await rejection(
+        parent.createAuthenticators({
+          userId: parentUserId,
+          authenticators: [
+            {
+              ...registration,
+              attestation: {
+                ...registration.attestation,
+                attestationObject: Buffer.from(forged).toString('base64url'),
+              },
+            },
+          ],
+        }),
+      );
+      expect(refused.message).toContain('invalid authenticator attestation');
+      expect(refused.message).toContain('Google attestation root');
+      const elsewhere = fetched.mock.calls.filter(([url]) => !String(url).startsWith(server.url));
+      expect(elsewhere).toEqual([]);
+    } finally {
+      fetched.mockRestore();
+    }
   });
 
   it('allowed origins: passkeys stamp and register only from the listed origins', async () => {
