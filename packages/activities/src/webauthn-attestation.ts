@@ -106,7 +106,7 @@ function refuseForeignAndroidKeyRoot(attestationObject: string): void {
   const root = x5c?.at(-1);
   if (!root) return;
   const google = SettingsService.getRootCertificates({ identifier: 'android-key' });
-  if (!google.includes(convertCertBufferToPEM(root))) {
+  if (!google.includes(convertCertBufferToPEM(new Uint8Array(root)))) {
     throw invalid('the android-key certificate chain does not end at a Google attestation root');
   }
 }
