@@ -22,6 +22,7 @@ import type { StoreTransaction } from './ports/store.js';
 import type { Principal } from './principal.js';
 import type { OrganizationRecord, VoteRecord } from './records.js';
 import { userView } from './views.js';
+import { WEBAUTHN_VOTE_SCHEME } from './webauthn-stamp.js';
 
 /**
  * The definition serving `body.type` at the submit path `path`.
@@ -171,12 +172,6 @@ export async function voteRecordOf(
     scheme: principal.stamp.scheme,
   };
 }
-
-/**
- * The `scheme` of a vote stamped by a passkey. The wire leaves `v1Vote.scheme` a free string;
- * this one is Keyhold's.
- */
-export const WEBAUTHN_VOTE_SCHEME = 'SIGNATURE_SCHEME_WEBAUTHN';
 
 function isActivityType(type: unknown): type is (typeof ACTIVITY_TYPES)[number] {
   return (ACTIVITY_TYPES as readonly unknown[]).includes(type);

@@ -31,6 +31,12 @@ export interface WebauthnStamp {
   header: string;
 }
 
+/**
+ * The `scheme` of a vote stamped by a passkey. The wire leaves `v1Vote.scheme` a free string;
+ * this one is Keyhold's.
+ */
+export const WEBAUTHN_VOTE_SCHEME = 'SIGNATURE_SCHEME_WEBAUTHN';
+
 /** Real headers are well under 2 KiB; refuse anything absurd before parsing it. */
 const MAX_WEBAUTHN_STAMP_LENGTH = 16384;
 const BASE64URL = /^[A-Za-z0-9_-]*$/;

@@ -22,6 +22,7 @@ import {
   startTurnkeyServer,
   TEST_POLLER,
 } from './__fixtures__/turnkey-server.js';
+import { generateApiKeyPair } from './api-key-signer.js';
 import type { RunningServer } from './serve.js';
 
 afterAll(closeStoreTargets);
@@ -325,6 +326,58 @@ describe.each(STORE_TARGETS)('passkeys on %s', (_, openStore) => {
     expect(gone.message).toContain(
       'webauthn authenticator not found in organization or parent organization',
     );
+  });
+
+  it("a policy's consensus sees the passkey that approved (credentials.type, credential_id)", async () => {
+    const passkey = passkeyOf();
+    const apiKey = generateApiKeyPair();
+    const { userIds } = await parent.createUsers({
+      users: [
+        {
+          userName: 'policy user',
+          apiKeys: [
+            {
+              apiKeyName: 'k',
+              publicKey: apiKey.publicKey,
+              curveType: 'API_KEY_CURVE_P256',
+            },
+          ],
+          authenticators: [passkey.register('policy passkey')],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
+    });
+    await parent.createPolicy({
+      policyName: `passkeys only ${passkey.credentialId}`,
+      effect: 'EFFECT_ALLOW',
+      condition: "activity.type == 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2'",
+      consensus: `credentials.any(credential, credential.type == 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR' && credential.credential_id == '${passkey.credentialId}' && credential.user_id == '${userIds[0]}')`,
+      notes: '',
+    });
+    const params = {
+      privateKeys: [
+        {
+          privateKeyName: 'x',
+          curve: 'CURVE_SECP256K1' as const,
+          privateKeyTags: [],
+          addressFormats: [],
+        },
+      ],
+    };
+    // The same user's API key does not satisfy the consensus: no policy allows it.
+    const byKey = await rejection(
+      sdkClient(server.url, parentOrgId, apiKey).createPrivateKeys({
+        ...params,
+        privateKeys: [{ ...params.privateKeys[0]!, privateKeyName: 'by key' }],
+      }),
+    );
+    expect(byKey.message).toContain('request not authorized');
+    const byPasskey = await passkeyClient(server.url, parentOrgId, passkey).createPrivateKeys({
+      ...params,
+      privateKeys: [{ ...params.privateKeys[0]!, privateKeyName: 'by passkey' }],
+    });
+    expect(byPasskey.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
   });
 
   it('the last credential of a root-quorum user cannot be deleted', async () => {
