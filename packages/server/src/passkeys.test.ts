@@ -380,6 +380,73 @@ describe.each(STORE_TARGETS)('passkeys on %s', (_, openStore) => {
     expect(byPasskey.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
   });
 
+  it('V1 shapes: CREATE_AUTHENTICATORS and CREATE_USERS with the webauthn-json credential', async () => {
+    /** AuthenticatorParams (V1): the credential as webauthn-json's toJSON() gives it. */
+    const v1 = (passkey: SoftwarePasskey, userId: string) => {
+      const { authenticatorName, challenge, attestation } = passkey.register('v1 passkey');
+      return {
+        authenticatorName,
+        userId,
+        challenge,
+        attestation: {
+          id: attestation.credentialId,
+          type: 'public-key',
+          rawId: attestation.credentialId,
+          authenticatorAttachment: 'platform',
+          response: {
+            clientDataJson: attestation.clientDataJson,
+            attestationObject: attestation.attestationObject,
+            transports: attestation.transports,
+          },
+          clientExtensionResults: { credProps: { rk: true } },
+        },
+      };
+    };
+    const envelope = (type: string, parameters: unknown) => ({
+      type,
+      timestampMs: String(Date.now()),
+      organizationId: parentOrgId,
+      parameters,
+    });
+    type Submitted = {
+      activity: { status: string; result: Record<string, Record<string, string[]>> };
+    };
+    const first = passkeyOf();
+    const users = await post<Submitted>(
+      parent,
+      '/public/v1/submit/create_users',
+      envelope('ACTIVITY_TYPE_CREATE_USERS', {
+        users: [
+          {
+            userName: 'v1 user',
+            accessType: 'ACCESS_TYPE_WEB',
+            apiKeys: [],
+            authenticators: [v1(first, parentUserId)],
+            userTags: [],
+          },
+        ],
+      }),
+    );
+    expect(users.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    const userId = users.activity.result.createUsersResult!.userIds![0]!;
+    const second = passkeyOf('RS256');
+    const added = await post<Submitted>(
+      parent,
+      '/public/v1/submit/create_authenticators',
+      envelope('ACTIVITY_TYPE_CREATE_AUTHENTICATORS', {
+        userId,
+        authenticators: [v1(second, userId)],
+      }),
+    );
+    expect(added.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(added.activity.result.createAuthenticatorsResult!.authenticatorIds).toHaveLength(1);
+    for (const passkey of [first, second]) {
+      expect((await passkeyClient(server.url, parentOrgId, passkey).getWhoami({})).userId).toBe(
+        userId,
+      );
+    }
+  });
+
   it('the last credential of a root-quorum user cannot be deleted', async () => {
     const passkey = passkeyOf();
     const created = await parent.createSubOrganization({
