@@ -13,14 +13,13 @@ import {
   type AuthenticatorTransport,
   KeyholdError,
 } from '@keyhold/protocol';
-import { SettingsService, verifyRegistrationResponse } from '@simplewebauthn/server';
-import {
-  convertCertBufferToPEM,
-  cose,
-  decodeAttestationObject,
-  decodeCredentialPublicKey,
-} from '@simplewebauthn/server/helpers';
+import type { verifyRegistrationResponse } from '@simplewebauthn/server';
 import { relyingPartyIdsOf, requireAllowedOrigin } from './webauthn-origins.js';
+
+// Loaded on first use: a Keyhold that never sees a passkey does not load the library (and its
+// X.509 stack) at start.
+const webauthnLibrary = () => import('@simplewebauthn/server');
+const webauthnHelpers = () => import('@simplewebauthn/server/helpers');
 
 /** The COSE algorithms a passkey may use: ES256, RS256 (Windows Hello), EdDSA. */
 export const PASSKEY_ALGORITHMS: readonly number[] = [-7, -257, -8];
@@ -92,7 +91,9 @@ function originOf(clientDataJson: string): string {
  * configured, fetch nothing.)
  * @throws KeyholdError AUTHENTICATOR_ATTESTATION_INVALID
  */
-function refuseForeignAndroidKeyRoot(attestationObject: string): void {
+async function refuseForeignAndroidKeyRoot(attestationObject: string): Promise<void> {
+  const { convertCertBufferToPEM, decodeAttestationObject } = await webauthnHelpers();
+  const { SettingsService } = await webauthnLibrary();
   let x5c: readonly Uint8Array[] | undefined;
   try {
     const decoded = decodeAttestationObject(
@@ -125,7 +126,9 @@ export async function verifyAttestation(
   requireAllowedOrigin(origin, allowedOrigins, 'AUTHENTICATOR_ATTESTATION_INVALID');
   const rpIds = relyingPartyIdsOf(origin, allowedOrigins);
   if (rpIds.length === 0) throw invalid('the origin names no host a passkey can belong to');
-  refuseForeignAndroidKeyRoot(ceremony.attestationObject);
+  await refuseForeignAndroidKeyRoot(ceremony.attestationObject);
+  const { verifyRegistrationResponse } = await webauthnLibrary();
+  const { cose, decodeCredentialPublicKey } = await webauthnHelpers();
   const challenge = unpadded(params.challenge);
   let info: Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo'];
   try {

@@ -15,7 +15,6 @@
 import { KeyholdError } from '@keyhold/protocol';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
-import { verifyAuthenticationResponse } from '@simplewebauthn/server';
 import { relyingPartyIdsOf, requireAllowedOrigin } from './webauthn-origins.js';
 
 /** A parsed passkey stamp. Binary members are base64url without padding. */
@@ -163,6 +162,8 @@ export async function verifyWebauthnAssertion(
   }
   let verified = false;
   let signCount = 0;
+  // Loaded on first use (see webauthn-attestation.ts).
+  const { verifyAuthenticationResponse } = await import('@simplewebauthn/server');
   try {
     const result = await verifyAuthenticationResponse({
       response: {
