@@ -26,8 +26,9 @@ import { expectStatusRefusal } from '../status-body.js';
 import type { ConformanceTarget } from '../target.js';
 import { uniqueName } from './signatures-verify.js';
 
-/** The catalogue's messages for a passkey stamp that does not verify, or names no passkey. */
+/** The catalogue's message for a passkey stamp that does not verify. */
 export const WEBAUTHN_SIGNATURE_INVALID_MESSAGE = 'could not verify WebAuthN signature';
+/** The catalogue's message for a passkey stamp whose credential the organization does not hold. */
 export const WEBAUTHN_AUTHENTICATOR_NOT_FOUND_MESSAGE =
   'webauthn authenticator not found in organization or parent organization';
 const MALFORMED_STAMP_MESSAGE = 'malformed activity stamp';
@@ -91,6 +92,7 @@ const header = (assertion: WebauthnAssertion) => ({
   [WEBAUTHN_STAMP_HEADER]: JSON.stringify(assertion),
 });
 
+/** The passkey-stamps property (see the module comment). */
 export const passkeyStamps: ConformanceProperty = {
   name: 'passkey-stamps',
   description:

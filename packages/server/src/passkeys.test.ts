@@ -380,6 +380,23 @@ describe.each(STORE_TARGETS)('passkeys on %s', (_, openStore) => {
     expect(byPasskey.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
   });
 
+  it('a passkey held in two sub-organizations: whoami at the parent cannot tell which', async () => {
+    const passkey = passkeyOf();
+    for (const name of ['twin a', 'twin b']) {
+      await parent.createSubOrganization({
+        subOrganizationName: name,
+        rootUsers: [
+          { userName: name, apiKeys: [], authenticators: [passkey.register()], oauthProviders: [] },
+        ],
+        rootQuorumThreshold: 1,
+      });
+    }
+    const ambiguous = await rejection(
+      passkeyClient(server.url, parentOrgId, passkey).getWhoami({}),
+    );
+    expect(ambiguous.message).toContain('more than one suborg associated with a credential ID');
+  });
+
   it('V1 shapes: CREATE_AUTHENTICATORS and CREATE_USERS with the webauthn-json credential', async () => {
     /** AuthenticatorParams (V1): the credential as webauthn-json's toJSON() gives it. */
     const v1 = (passkey: SoftwarePasskey, userId: string) => {

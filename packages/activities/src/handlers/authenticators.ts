@@ -6,6 +6,10 @@ import { KeyholdError } from '@keyhold/protocol';
 import type { HandlerOf } from './activity-handler.js';
 import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
 
+/**
+ * Registers passkeys of a user of the organization: the attestations are verified before the
+ * decision (`verify`), the per-user limit and credential-id uniqueness when it runs.
+ */
 export const createAuthenticatorsHandler: HandlerOf<'CREATE_AUTHENTICATORS'> = {
   verify: (ctx, p) => verifyAuthenticators(ctx, p.authenticators),
   async execute(ctx, p) {

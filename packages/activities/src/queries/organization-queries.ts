@@ -97,6 +97,7 @@ export const getAuthenticators: QueryHandlerOf<'get_authenticators'> = async (ct
   return { authenticators: authenticators.map(authenticatorView) };
 };
 
+/** One passkey of the organization, by id. */
 export const getAuthenticator: QueryHandlerOf<'get_authenticator'> = async (ctx, body) => {
   const authenticator = await ctx.tx.authenticators.get(
     ctx.organization.organizationId,
