@@ -37,11 +37,21 @@ export {
   RFC8032_VECTORS,
   runKeyVaultChecks,
 } from './key-vault/index.js';
+export {
+  type PasskeyAlgorithm,
+  type PasskeyRegistration,
+  SoftwarePasskey,
+  type SoftwarePasskeyOptions,
+  stampChallengeOf,
+  WEBAUTHN_STAMP_HEADER,
+  type WebauthnAssertion,
+} from './passkey/software-passkey.js';
 export { NO_ACTIVITY_WITH_FINGERPRINT } from './properties/consensus-flows.js';
 export {
   conformanceProperties,
   consensusFlows,
   malformedBodies4xx,
+  passkeyStamps,
   queriesWork,
   sameBodySameActivity,
   signaturesVerify,
@@ -52,6 +62,10 @@ export {
   MALFORMED_ORGANIZATION_ID,
   ORGANIZATION_NOT_FOUND,
 } from './properties/malformed-bodies-4xx.js';
+export {
+  WEBAUTHN_AUTHENTICATOR_NOT_FOUND_MESSAGE,
+  WEBAUTHN_SIGNATURE_INVALID_MESSAGE,
+} from './properties/passkey-stamps.js';
 export { fingerprintOf } from './properties/same-body-same-activity.js';
 export { STAMP_MISSING_MESSAGE } from './properties/tampered-requests-401.js';
 export {

@@ -18,8 +18,10 @@ import {
   type ActivityFilter,
   type ActivityRecord,
   type ApiKeyCredential,
+  type AuthenticatorCredential,
   addressKey,
   type CredentialRelation,
+  type CredentialScope,
   type NamedRecordRepository,
   type OrganizationRecord,
   type PageRequest,
@@ -49,6 +51,11 @@ class State {
    * read live, so deleting a user needs no entry here; deleting an organization deletes its keys.
    */
   apiKeyOrganizationsByPublicKey = new Map<string, readonly string[]>();
+  authenticators = new MemoryTable(STORE_TABLES.authenticators, this.next);
+  authenticatorByCredentialId = this.authenticators.finder(['organizationId', 'credentialId']);
+  authenticatorsByUser = this.authenticators.lister(['organizationId', 'userId']);
+  /** Credential index of passkeys: credential id → the organizations holding it (as above). */
+  authenticatorOrganizationsByCredentialId = new Map<string, readonly string[]>();
   wallets = new MemoryTable(STORE_TABLES.wallets, this.next);
   accounts = new MemoryTable(STORE_TABLES.walletAccounts, this.next);
   accountByPath = this.accounts.finder(['organizationId', 'walletId', 'path']);
@@ -148,11 +155,64 @@ function pageOf(
 }
 
 /**
+ * The credentials one lookup finds among the organizations holding a public key or credential
+ * id: the scope's own, its parent's, then at most two of its sub-organizations' (by
+ * `createdAt`, ties by id), each with its user.
+ */
+function credentialsIn<C extends { relation: CredentialRelation }>(
+  s: State,
+  holders: readonly string[],
+  scope: CredentialScope,
+  credentialOf: (org: string, relation: CredentialRelation) => C,
+): C[] {
+  const found: C[] = [];
+  const children: { credential: C; organization: OrganizationRecord }[] = [];
+  for (const org of holders) {
+    const parentOfHolder = s.organizations.rows.get(org)?.parentOrganizationId;
+    const relation: CredentialRelation | undefined =
+      org === scope.organizationId
+        ? 'self'
+        : org === scope.parentOrganizationId
+          ? 'parent'
+          : scope.includeChildren && parentOfHolder === scope.organizationId
+            ? 'child'
+            : undefined;
+    if (!relation) continue;
+    const credential = credentialOf(org, relation);
+    if (relation === 'child') {
+      children.push({ credential, organization: s.organizations.rows.get(org)! });
+    } else found.push(credential);
+  }
+  found.sort((a, b) => (a.relation === 'self' ? 0 : 1) - (b.relation === 'self' ? 0 : 1));
+  children.sort(
+    (a, b) =>
+      a.organization.createdAt - b.organization.createdAt ||
+      compareIds(a.organization.organizationId, b.organization.organizationId),
+  );
+  return [...found, ...children.slice(0, 2).map((c) => c.credential)];
+}
+
+/** Adds or removes one organization among the holders of a credential in a credential index. */
+function indexHolder(
+  j: Journal,
+  index: Map<string, readonly string[]>,
+  value: string,
+  org: string,
+  holds: boolean,
+): void {
+  const others = (index.get(value) ?? []).filter((o) => o !== org);
+  const holders = holds ? [...others, org] : others;
+  if (holders.length > 0) j.set(index, value, holders);
+  else j.delete(index, value);
+}
+
+/**
  * The repositories of the store, writing through the journal of the running transaction.
  * Built once per store (building them per transaction cost more than a transaction's work).
  */
 function transactionOver(s: State, j: Journal): StoreTransaction {
   const apiKeys = s.apiKeys.over(j);
+  const authenticators = s.authenticators.over(j);
   const accounts = s.accounts.over(j);
   const privateKeys = s.privateKeys.over(j);
   const activities = s.activities.over(j);
@@ -193,6 +253,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
         for (const key of await tx.apiKeys.listByOrganization(org)) {
           await tx.apiKeys.delete(org, key.apiKeyId);
+        }
+        for (const a of await tx.authenticators.listByOrganization(org)) {
+          await tx.authenticators.delete(org, a.authenticatorId);
         }
         for (const u of await tx.users.list(org)) await tx.users.delete(org, u.userId);
         for (const r of await tx.policies.list(org)) await tx.policies.delete(org, r.policyId);
@@ -239,44 +302,66 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         else j.delete(s.apiKeyOrganizationsByPublicKey, r.publicKey);
       },
     },
+    authenticators: {
+      ...authenticators,
+      async listByUser(org, user) {
+        return s.authenticatorsByUser(org, user).map(clone);
+      },
+      listByOrganization: authenticators.list,
+      async findByCredentialId(org, credentialId) {
+        const r = s.authenticatorByCredentialId(org, credentialId);
+        return r && clone(r);
+      },
+      async insert(r) {
+        await authenticators.insert(r);
+        indexHolder(
+          j,
+          s.authenticatorOrganizationsByCredentialId,
+          r.credentialId,
+          r.organizationId,
+          true,
+        );
+      },
+      async delete(org, id) {
+        const r = s.authenticators.rows.get(k(org, id));
+        if (!r) return;
+        await authenticators.delete(org, id);
+        indexHolder(j, s.authenticatorOrganizationsByCredentialId, r.credentialId, org, false);
+      },
+      async advanceSignCount(org, id, signCount) {
+        const r = s.authenticators.rows.get(k(org, id));
+        if (!r || r.signCount >= signCount) return false;
+        // Only a field no index uses.
+        j.set(s.authenticators.rows, k(org, id), { ...r, signCount });
+        return true;
+      },
+    },
     credentials: {
       async findApiKeys(publicKey, scope) {
-        const found: ApiKeyCredential[] = [];
-        const children: { credential: ApiKeyCredential; organization: OrganizationRecord }[] = [];
-        for (const org of s.apiKeyOrganizationsByPublicKey.get(publicKey) ?? []) {
-          const parentOfHolder = s.organizations.rows.get(org)?.parentOrganizationId;
-          const relation: CredentialRelation | undefined =
-            org === scope.organizationId
-              ? 'self'
-              : org === scope.parentOrganizationId
-                ? 'parent'
-                : scope.includeChildren && parentOfHolder === scope.organizationId
-                  ? 'child'
-                  : undefined;
-          if (!relation) continue;
+        const holders = s.apiKeyOrganizationsByPublicKey.get(publicKey) ?? [];
+        return credentialsIn(s, holders, scope, (org, relation): ApiKeyCredential => {
           const apiKey = s.apiKeyByPublicKey(org, publicKey)!;
           const user = s.users.rows.get(k(org, apiKey.userId));
-          const credential: ApiKeyCredential = {
+          return {
             relation,
             apiKey: clone(apiKey),
             ...(user
-              ? {
-                  user: clone(user),
-                  userApiKeys: s.apiKeysByUser(org, apiKey.userId).map(clone),
-                }
+              ? { user: clone(user), userApiKeys: s.apiKeysByUser(org, apiKey.userId).map(clone) }
               : {}),
           };
-          if (relation === 'child') {
-            children.push({ credential, organization: s.organizations.rows.get(org)! });
-          } else found.push(credential);
-        }
-        found.sort((a, b) => (a.relation === 'self' ? 0 : 1) - (b.relation === 'self' ? 0 : 1));
-        children.sort(
-          (a, b) =>
-            a.organization.createdAt - b.organization.createdAt ||
-            compareIds(a.organization.organizationId, b.organization.organizationId),
-        );
-        return [...found, ...children.slice(0, 2).map((c) => c.credential)];
+        });
+      },
+      async findAuthenticators(credentialId, scope) {
+        const holders = s.authenticatorOrganizationsByCredentialId.get(credentialId) ?? [];
+        return credentialsIn(s, holders, scope, (org, relation): AuthenticatorCredential => {
+          const authenticator = s.authenticatorByCredentialId(org, credentialId)!;
+          const user = s.users.rows.get(k(org, authenticator.userId));
+          return {
+            relation,
+            authenticator: clone(authenticator),
+            ...(user ? { user: clone(user) } : {}),
+          };
+        });
       },
     },
     wallets: s.wallets.over(j),

@@ -41,6 +41,7 @@ describe('loadMigrations', () => {
       [5, 'sub_organization_index'],
       [6, 'credential_lookup'],
       [7, 'webhook_endpoint_health'],
+      [8, 'authenticators'],
       [9, 'api_key_credential_type'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);

@@ -122,6 +122,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 5 },
       { version: 6 },
       { version: 7 },
+      { version: 8 },
     ]);
   });
 

@@ -93,6 +93,7 @@ describe('PGlite data directory', () => {
       { version: 5 },
       { version: 6 },
       { version: 7 },
+      { version: 8 },
     ]);
   });
 

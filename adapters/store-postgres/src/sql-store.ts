@@ -21,6 +21,9 @@ import {
   type ApiKeyCredential,
   type ApiKeyRecord,
   type ApiKeyRepository,
+  type AuthenticatorCredential,
+  type AuthenticatorRecord,
+  type AuthenticatorRepository,
   addressKey,
   type CredentialRelation,
   type CredentialRepository,
@@ -55,6 +58,9 @@ const users = new SqlTable(STORE_TABLES.users);
 const apiKeys = new SqlTable(STORE_TABLES.apiKeys);
 const apiKeysByUser = apiKeys.lister(['organizationId', 'userId']);
 const apiKeyByPublicKey = apiKeys.finder(['organizationId', 'publicKey']);
+const authenticators = new SqlTable(STORE_TABLES.authenticators);
+const authenticatorsByUser = authenticators.lister(['organizationId', 'userId']);
+const authenticatorByCredentialId = authenticators.finder(['organizationId', 'credentialId']);
 const wallets = new SqlTable(STORE_TABLES.wallets);
 const walletAccounts = new SqlTable(STORE_TABLES.walletAccounts);
 const walletAccountByPublicKey = walletAccounts.finder(['organizationId', 'publicKey']);
@@ -103,6 +109,32 @@ const FIND_API_KEY_CREDENTIALS = `
            (SELECT jsonb_agg(to_jsonb(h) ORDER BY h.created_at, h.seq) FROM api_keys h
              WHERE h.organization_id = f.organization_id AND h.user_id = f.user_id)
          END AS holder_api_keys
+    FROM found f
+    LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
+   ORDER BY f.rank`;
+
+/**
+ * FIND_API_KEY_CREDENTIALS for passkeys: by credential id $1, through
+ * `authenticators_credential_id_key` and, for sub-organizations, `authenticators_credential_idx`
+ * (store version 8).
+ */
+const FIND_AUTHENTICATOR_CREDENTIALS = `
+  WITH found AS (
+    SELECT 0 AS rank, 'self' AS relation, a.* FROM authenticators a
+     WHERE a.credential_id = $1 AND a.organization_id = $2
+    UNION ALL
+    SELECT 1, 'parent', a.* FROM authenticators a
+     WHERE a.credential_id = $1 AND a.organization_id = $3::text AND $3::text <> $2
+    UNION ALL
+    (SELECT 1 + row_number() OVER (ORDER BY o.created_at, o.organization_id), 'child', a.*
+       FROM authenticators a
+       JOIN organizations o ON o.organization_id = a.organization_id
+      WHERE $4::boolean AND a.credential_id = $1 AND o.parent_organization_id = $2
+        AND a.organization_id <> $2 AND a.organization_id IS DISTINCT FROM $3::text
+      ORDER BY o.created_at, o.organization_id
+      LIMIT 2)
+  )
+  SELECT f.relation, to_jsonb(f) AS authenticator, to_jsonb(u) AS holder
     FROM found f
     LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
    ORDER BY f.rank`;
@@ -170,6 +202,7 @@ class OrganizationRepositoryOver
       'wallets',
       'private_keys',
       'api_keys',
+      'authenticators',
       'users',
       'policies',
       'user_tags',
@@ -205,9 +238,66 @@ class ApiKeyRepositoryOver extends SqlRepository<ApiKeyRecord> implements ApiKey
   }
 }
 
-/** The credential lookup: one statement (FIND_API_KEY_CREDENTIALS). */
+/** Passkeys, by user, by organization and by credential id; counters moved forward only. */
+class AuthenticatorRepositoryOver
+  extends SqlRepository<AuthenticatorRecord>
+  implements AuthenticatorRepository
+{
+  constructor(db: SqlClient) {
+    super(authenticators, db);
+  }
+
+  listByUser(org: string, user: string): Promise<AuthenticatorRecord[]> {
+    return authenticatorsByUser(this.db, org, user);
+  }
+
+  listByOrganization(org: string): Promise<AuthenticatorRecord[]> {
+    return this.list(org);
+  }
+
+  findByCredentialId(org: string, credentialId: string): Promise<AuthenticatorRecord | undefined> {
+    return authenticatorByCredentialId(this.db, org, credentialId);
+  }
+
+  /** One statement: a concurrent one with the same counter waits for the row, then finds it moved. */
+  async advanceSignCount(
+    org: string,
+    authenticatorId: string,
+    signCount: number,
+  ): Promise<boolean> {
+    const rows = await this.db.query(
+      `UPDATE authenticators SET sign_count = $3
+        WHERE organization_id = $1 AND authenticator_id = $2 AND sign_count < $3
+        RETURNING authenticator_id`,
+      [org, authenticatorId, signCount],
+    );
+    return rows.length > 0;
+  }
+}
+
+/** The credential lookups: one statement each (FIND_API_KEY_CREDENTIALS and its passkey twin). */
 class CredentialRepositoryOver implements CredentialRepository {
   constructor(private readonly db: SqlClient) {}
+
+  async findAuthenticators(
+    credentialId: string,
+    scope: CredentialScope,
+  ): Promise<AuthenticatorCredential[]> {
+    const rows = await this.db.query(FIND_AUTHENTICATOR_CREDENTIALS, [
+      credentialId,
+      scope.organizationId,
+      scope.parentOrganizationId ?? null,
+      scope.includeChildren,
+    ]);
+    return rows.map((r) => {
+      const credential: AuthenticatorCredential = {
+        relation: r.relation as CredentialRelation,
+        authenticator: authenticators.of(r.authenticator as Row),
+      };
+      if (r.holder !== null && r.holder !== undefined) credential.user = users.of(r.holder as Row);
+      return credential;
+    });
+  }
 
   async findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]> {
     const rows = await this.db.query(FIND_API_KEY_CREDENTIALS, [
@@ -414,6 +504,7 @@ function transactionOver(
     organizations: new OrganizationRepositoryOver(db),
     users: new SqlRepository(users, db),
     apiKeys: new ApiKeyRepositoryOver(db),
+    authenticators: new AuthenticatorRepositoryOver(db),
     credentials: new CredentialRepositoryOver(db),
     wallets: new SqlRepository(wallets, db),
     walletAccounts: new WalletAccountRepositoryOver(db),

@@ -5,6 +5,7 @@
 import type { ConformanceProperty } from '../property.js';
 import { consensusFlows } from './consensus-flows.js';
 import { malformedBodies4xx } from './malformed-bodies-4xx.js';
+import { passkeyStamps } from './passkey-stamps.js';
 import { queriesWork } from './queries-work.js';
 import { sameBodySameActivity } from './same-body-same-activity.js';
 import { signaturesVerify } from './signatures-verify.js';
@@ -13,6 +14,7 @@ import { tamperedRequests401 } from './tampered-requests-401.js';
 export {
   consensusFlows,
   malformedBodies4xx,
+  passkeyStamps,
   queriesWork,
   sameBodySameActivity,
   signaturesVerify,
@@ -25,6 +27,7 @@ export const conformanceProperties: readonly ConformanceProperty[] = [
   signaturesVerify,
   sameBodySameActivity,
   tamperedRequests401,
+  passkeyStamps,
   malformedBodies4xx,
   consensusFlows,
 ];

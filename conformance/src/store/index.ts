@@ -10,6 +10,7 @@ export {
   activity,
   activityId,
   apiKey,
+  authenticator,
   fresh,
   organization,
   policy,

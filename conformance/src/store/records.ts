@@ -6,6 +6,7 @@
 import type {
   ActivityRecord,
   ApiKeyRecord,
+  AuthenticatorRecord,
   OrganizationRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
@@ -61,6 +62,27 @@ export const apiKey = (
   apiKeyName: 'ci key',
   publicKey: `02${fresh('pk')}`,
   curve: 'API_KEY_CURVE_P256',
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  ...o,
+});
+
+export const authenticator = (
+  organizationId: string,
+  userId: string,
+  o: Partial<AuthenticatorRecord> = {},
+): AuthenticatorRecord => ({
+  organizationId,
+  userId,
+  authenticatorId: fresh('authenticator'),
+  authenticatorName: 'laptop',
+  credentialId: fresh('credential'),
+  publicKey: fresh('cose'),
+  algorithm: -7,
+  aaguid: 'AAAAAAAAAAAAAAAAAAAAAA',
+  attestationType: 'none',
+  transports: ['AUTHENTICATOR_TRANSPORT_INTERNAL'],
+  signCount: 0,
   createdAt: 1_700_000_000_000,
   updatedAt: 1_700_000_000_000,
   ...o,

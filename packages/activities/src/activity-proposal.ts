@@ -23,6 +23,7 @@ import type { StoreTransaction } from './ports/store.js';
 import type { Principal } from './principal.js';
 import type { OrganizationRecord, VoteRecord } from './records.js';
 import { userView } from './views.js';
+import { WEBAUTHN_VOTE_SCHEME } from './webauthn-stamp.js';
 
 /**
  * The definition serving `body.type` at the submit path `path`.
@@ -110,13 +111,19 @@ export interface Proposal {
 
 /**
  * The checks of a new activity after authentication: its intent schema, the handler's own
- * precheck (e.g. policy texts), and that the submitter belongs to the organization.
+ * precheck (e.g. policy texts) and verification (e.g. a passkey's attestation), and that the
+ * submitter belongs to the organization.
  * @throws KeyholdError the refusal submit answers with
  */
-export function checkProposal(proposal: Proposal, settings: PrecheckSettings): void {
+export async function checkProposal(
+  tx: StoreTransaction,
+  proposal: Proposal,
+  settings: PrecheckSettings,
+): Promise<void> {
   const { definition, parameters, handler, organization, principal } = proposal;
   checkIntent(definition, parameters, handler, settings);
   requireSameOrganization(principal, organization, definition.kind);
+  await handler.verify?.({ tx, organization }, parameters);
 }
 
 /**
@@ -150,8 +157,10 @@ export function refusalOf(check: () => void): KeyholdError | undefined {
 }
 
 /**
- * A vote by `principal` on an activity: the user as they are now, the API key and the stamp
- * over `message` (the exact body they signed).
+ * A vote by `principal` on an activity: the user as they are now, the credential and the
+ * stamp over `message` (the exact body they signed). A passkey's vote keeps the whole
+ * `X-Stamp-Webauthn` header as its signature (the assertion needs its authenticator data and
+ * clientDataJSON to be verified again) and the passkey's COSE key as its public key.
  */
 export async function voteRecordOf(
   tx: StoreTransaction,
@@ -162,21 +171,36 @@ export async function voteRecordOf(
   selection: VoteSelection,
   now: number,
 ): Promise<VoteRecord> {
-  const keys =
-    principal.userApiKeys ??
-    (await tx.apiKeys.listByUser(principal.organizationId, principal.user.userId));
-  return {
+  const { organizationId, user } = principal;
+  const [keys, authenticators] = await Promise.all([
+    (principal.apiKey && principal.userApiKeys) ??
+      tx.apiKeys.listByUser(organizationId, user.userId),
+    tx.authenticators.listByUser(organizationId, user.userId),
+  ]);
+  const base = {
     id: ids.uuid(),
     activityId,
-    userId: principal.user.userId,
-    apiKeyId: principal.apiKey.apiKeyId,
-    user: userView(principal.user, keys),
+    userId: user.userId,
+    user: userView(user, keys, authenticators),
     selection,
     message,
+    createdAt: now,
+  };
+  if (principal.authenticator) {
+    return {
+      ...base,
+      authenticatorId: principal.authenticator.authenticatorId,
+      publicKey: principal.authenticator.publicKey,
+      signature: principal.stamp.header,
+      scheme: WEBAUTHN_VOTE_SCHEME,
+    };
+  }
+  return {
+    ...base,
+    apiKeyId: principal.apiKey.apiKeyId,
     publicKey: principal.stamp.publicKey,
     signature: principal.stamp.signature,
     scheme: principal.stamp.scheme,
-    createdAt: now,
   };
 }
 

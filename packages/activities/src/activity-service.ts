@@ -77,7 +77,7 @@ import type {
   VoteRecord,
 } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
-import type { ApiKeyStamp } from './stamp.js';
+import type { Stamp } from './stamp.js';
 import { findSubmitter } from './submitter.js';
 import { activityView } from './views.js';
 import { enqueueActivityUpdate } from './webhook-events.js';
@@ -178,7 +178,7 @@ interface ParsedSubmission {
   fingerprint: string;
   parameters: Record<string, unknown>;
   body: Record<string, unknown>;
-  stamp: ApiKeyStamp;
+  stamp: Stamp;
   text: string;
   /** What the rate limiter charges once the stamp verified (see `activityCost`). */
   cost: number;
@@ -283,6 +283,8 @@ export class ActivityService {
         this.checkLiveness(s.body.timestampMs as string, now);
         if (s.refusal) throw s.refusal;
         requireSameOrganization(principal, organization, s.definition.kind);
+        // What needs the store to check (a passkey's attestation) is checked in it.
+        await handler.verify?.({ tx, organization }, s.parameters);
 
         const record = this.newRecord(s, organization.organizationId, now);
         const vote = await this.voteOf(

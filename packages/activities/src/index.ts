@@ -52,6 +52,8 @@ export {
   type ActivityRepository,
   type ApiKeyCredential,
   type ApiKeyRepository,
+  type AuthenticatorCredential,
+  type AuthenticatorRepository,
   addressKey,
   type CredentialRelation,
   type CredentialRepository,
@@ -74,7 +76,7 @@ export {
   type WebhookDeliveryRepository,
   type WebhookEndpointRepository,
 } from './ports/store.js';
-export type { Principal } from './principal.js';
+export type { ApiKeyPrincipal, PasskeyPrincipal, Principal } from './principal.js';
 export { QueryService, type QueryServiceDeps } from './query-service.js';
 export {
   DEFAULT_RATE_LIMITS,
@@ -100,6 +102,7 @@ export {
 export type {
   ActivityRecord,
   ApiKeyRecord,
+  AuthenticatorRecord,
   OrganizationRecord,
   PolicyEvaluationRecord,
   PolicyOutcomeRecord,
@@ -116,3 +119,5 @@ export type {
   WebhookSubscriptionRecord,
 } from './records.js';
 export type { IncomingRequest } from './signed-request.js';
+export { PASSKEY_ALGORITHMS } from './webauthn-attestation.js';
+export { webauthnChallengeOf } from './webauthn-stamp.js';

@@ -149,7 +149,8 @@ export class PolicyExplainer {
           userId: principal.user.userId,
           cost: 1,
         });
-        checkProposal(
+        await checkProposal(
+          tx,
           { definition, parameters, handler, organization, principal },
           this.precheckSettings,
         );

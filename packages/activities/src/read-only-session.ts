@@ -40,7 +40,7 @@ export interface SessionRequest {
  * Verifies the `X-Session` JWT with the notarizer's public key and its expiry against `now`
  * (epoch ms), then parses the body.
  * @throws KeyholdError UNAUTHENTICATED (not a read-only session this server signed, or
- *   expired), BAD_REQUEST_BODY
+ *   expired), REQUEST_INVALID
  */
 export function readSessionRequest(
   request: IncomingRequest,

@@ -11,6 +11,7 @@ import type {
   Address,
   AddressFormat,
   ApiKeyCurve,
+  AuthenticatorTransport,
   CredentialType,
   Curve,
   Effect,
@@ -31,6 +32,12 @@ export interface OrganizationRecord {
   /** Set for sub-organizations. */
   parentOrganizationId?: string;
   rootQuorum: Quorum;
+  /**
+   * The origins passkey stamps and registrations may come from (UPDATE_ALLOWED_ORIGINS);
+   * absent or empty: any origin whose host the credential's rpId covers. A sub-organization
+   * without its own list uses its parent's.
+   */
+  allowedOrigins?: string[];
   createdAt: number;
   updatedAt: number;
 }
@@ -66,6 +73,35 @@ export interface ApiKeyRecord {
   expirationSeconds?: string;
   /** Epoch ms after which the key is refused; absent for long-lived keys. */
   expiresAt?: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * A passkey (WebAuthn credential) of a user as stored: what its registration attested, and
+ * the signature counter of its last accepted assertion.
+ */
+export interface AuthenticatorRecord {
+  organizationId: string;
+  userId: string;
+  authenticatorId: string;
+  authenticatorName: string;
+  /** base64url without padding; unique in its organization. */
+  credentialId: string;
+  /** The credential's COSE public key, base64url without padding. */
+  publicKey: string;
+  /** The COSE algorithm of the key: -7 (ES256), -257 (RS256), -8 (EdDSA). */
+  algorithm: number;
+  /** The authenticator model's AAGUID, base64url of its 16 bytes. */
+  aaguid: string;
+  /** The attestation format it was registered with (`none`, `packed`, `tpm`, …). */
+  attestationType: string;
+  transports: AuthenticatorTransport[];
+  /**
+   * The signature counter of the last accepted assertion (registration's to start with); 0
+   * while the authenticator does not count.
+   */
+  signCount: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -139,6 +175,8 @@ export interface VoteRecord {
   userId: string;
   /** The API key that stamped the vote (absent on votes stored before it was recorded). */
   apiKeyId?: string;
+  /** The passkey that stamped the vote, when a passkey did. */
+  authenticatorId?: string;
   /** The voter as they were when they voted. */
   user: User;
   selection: VoteSelection;

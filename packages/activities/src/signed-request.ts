@@ -1,13 +1,17 @@
 /**
  * The first steps of every stamped request: read and verify the stamp over the raw bytes,
  * then parse the body as a JSON object whose text carries nothing the parse discards
- * (raw-body-bounds). Nothing is parsed before the signature holds.
+ * (raw-body-bounds). Nothing is parsed before an API key's signature holds. A passkey's
+ * public key is in the Store, under the organization the body names, so for a passkey stamp
+ * only its challenge (the body's digest) is checked here, and the assertion itself when the
+ * principal is found (`principal.ts`).
  * @module
  */
 import { isUuid, KeyholdError } from '@keyhold/protocol';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { checkRawBodyBounds } from './raw-body-bounds.js';
-import { type ApiKeyStamp, parseStamp, verifyStamp } from './stamp.js';
+import { parseStamp, type Stamp, verifyStamp } from './stamp.js';
+import { checkWebauthnChallenge } from './webauthn-stamp.js';
 
 /** A request as the HTTP adapter hands it over: its headers and the raw body bytes, unparsed. */
 export interface IncomingRequest {
@@ -15,8 +19,9 @@ export interface IncomingRequest {
   rawBody: Uint8Array;
 }
 
+/** A request whose stamp was read and checked against the raw body, and its parsed body. */
 export interface SignedRequest {
-  stamp: ApiKeyStamp;
+  stamp: Stamp;
   body: Record<string, unknown>;
   /** The body as the client signed it (UTF-8). */
   text: string;
@@ -36,7 +41,8 @@ export async function readSignedRequest(
   request: IncomingRequest,
 ): Promise<SignedRequest> {
   const stamp = parseStamp(request.headers);
-  await verifyStamp(verifier, stamp, request.rawBody);
+  if (stamp.kind === 'webauthn') checkWebauthnChallenge(stamp, request.rawBody);
+  else await verifyStamp(verifier, stamp, request.rawBody);
   return { stamp, ...parseRequestBody(request.rawBody) };
 }
 
@@ -44,7 +50,7 @@ export async function readSignedRequest(
  * The body of an authenticated request, parsed: a JSON object within the nesting and text
  * bounds, whose strings every Store can keep. Call it only once the request is authenticated
  * (a verified stamp, a verified session).
- * @throws KeyholdError BAD_REQUEST_BODY
+ * @throws KeyholdError REQUEST_INVALID
  */
 export function parseRequestBody(rawBody: Uint8Array): {
   body: Record<string, unknown>;

@@ -9,7 +9,14 @@ import { type Hex, hashMessage } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { nobleSignatureVerifier } from './noble-signature-verifier.js';
-import { canonicalDer, eip191Digest, parseStamp, verifyStamp } from './stamp.js';
+import { type ApiKeyStamp, canonicalDer, eip191Digest, parseStamp, verifyStamp } from './stamp.js';
+
+/** The API-key stamp of an `X-Stamp` header. */
+function apiKeyStampOf(header: string): ApiKeyStamp {
+  const stamp = parseStamp({ 'x-stamp': header });
+  if (stamp.kind !== 'api-key') throw new Error('not an API-key stamp');
+  return stamp;
+}
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const body = new TextEncoder().encode('{"organizationId":"x"}');
@@ -56,7 +63,7 @@ describe('parseStamp', () => {
   it('does not depend on key order', () => {
     const s = p256Stamp(body);
     const reordered = b64({ signature: s.signature, scheme: s.scheme, publicKey: s.publicKey });
-    expect(parseStamp({ 'x-stamp': reordered }).publicKey).toBe(s.publicKey);
+    expect(apiKeyStampOf(reordered).publicKey).toBe(s.publicKey);
   });
 });
 
@@ -67,7 +74,7 @@ describe('verifyStamp (noble)', () => {
         fc.uint8Array({ minLength: 1, maxLength: 200 }),
         fc.boolean(),
         async (message, lowS) => {
-          const stamp = parseStamp({ 'x-stamp': b64(p256Stamp(message, undefined, lowS)) });
+          const stamp = apiKeyStampOf(b64(p256Stamp(message, undefined, lowS)));
           await verifyStamp(nobleSignatureVerifier, stamp, message);
         },
       ),
@@ -76,7 +83,7 @@ describe('verifyStamp (noble)', () => {
   });
 
   it('refuses a stamp over other bytes', async () => {
-    const stamp = parseStamp({ 'x-stamp': b64(p256Stamp(body)) });
+    const stamp = apiKeyStampOf(b64(p256Stamp(body)));
     const other = new Uint8Array([...body, 32]);
     await expect(verifyStamp(nobleSignatureVerifier, stamp, other)).rejects.toThrow(
       'could not verify api key signature',
@@ -91,7 +98,7 @@ describe('verifyStamp (noble)', () => {
       scheme: 'SIGNATURE_SCHEME_TK_API_SECP256K1',
       signature: bytesToHex(signature),
     });
-    await verifyStamp(nobleSignatureVerifier, parseStamp({ 'x-stamp': header }), body);
+    await verifyStamp(nobleSignatureVerifier, apiKeyStampOf(header), body);
   });
 
   it('verifies Ed25519 stamps over the raw body and, for old Go clients, over sha256(body)', async () => {
@@ -103,7 +110,7 @@ describe('verifyStamp (noble)', () => {
         scheme: 'SIGNATURE_SCHEME_TK_API_ED25519',
         signature: bytesToHex(ed25519.sign(signed, secret)),
       });
-      await verifyStamp(nobleSignatureVerifier, parseStamp({ 'x-stamp': header }), body);
+      await verifyStamp(nobleSignatureVerifier, apiKeyStampOf(header), body);
     }
   });
 });
@@ -131,7 +138,7 @@ describe('EIP-191 wallet stamps (SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191)', () 
   });
 
   it('verifies a viem personal_sign over the raw body', async () => {
-    const stamp = parseStamp({ 'x-stamp': b64(await walletStamp(text)) });
+    const stamp = apiKeyStampOf(b64(await walletStamp(text)));
     expect(stamp).toMatchObject({ curve: 'secp256k1', apiKeyCurve: 'API_KEY_CURVE_SECP256K1' });
     await verifyStamp(nobleSignatureVerifier, stamp, utf8);
   });
@@ -147,7 +154,7 @@ describe('EIP-191 wallet stamps (SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191)', () 
       scheme: EIP191,
       signature: bytesToHex(high.toBytes('der')),
     });
-    await verifyStamp(nobleSignatureVerifier, parseStamp({ 'x-stamp': header }), utf8);
+    await verifyStamp(nobleSignatureVerifier, apiKeyStampOf(header), utf8);
   });
 
   it("accepts the wallet stamper's non-minimal DER (a leading zero byte in r)", async () => {
@@ -175,7 +182,7 @@ describe('EIP-191 wallet stamps (SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191)', () 
     const header = b64({ publicKey: compressed(secret), scheme: EIP191, signature: der });
     await verifyStamp(
       nobleSignatureVerifier,
-      parseStamp({ 'x-stamp': header }),
+      apiKeyStampOf(header),
       new TextEncoder().encode(message),
     );
   });
@@ -214,7 +221,7 @@ describe('EIP-191 wallet stamps (SIGNATURE_SCHEME_TK_API_SECP256K1_EIP191)', () 
   ])('refuses %s: could not verify api key signature', async (_, make) => {
     const { stamp, body: signed } = await make();
     await expect(
-      verifyStamp(nobleSignatureVerifier, parseStamp({ 'x-stamp': b64(stamp) }), signed),
+      verifyStamp(nobleSignatureVerifier, apiKeyStampOf(b64(stamp)), signed),
     ).rejects.toThrow('could not verify api key signature');
   });
 

@@ -16,8 +16,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { SignatureVerifier, StampCurve } from './ports/signature-verifier.js';
+import { parseWebauthnStamp, type WebauthnStamp } from './webauthn-stamp.js';
 
+/** A parsed API-key stamp (`X-Stamp`). */
 export interface ApiKeyStamp {
+  kind: 'api-key';
   scheme: SignatureScheme;
   curve: StampCurve;
   apiKeyCurve: ApiKeyCurve;
@@ -60,19 +63,20 @@ const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 /** Real stamps are a few hundred bytes; refuse anything absurd before decoding it. */
 const MAX_STAMP_LENGTH = 4096;
 
+/** Either stamp a request may carry: an API key's or a passkey's. */
+export type Stamp = ApiKeyStamp | WebauthnStamp;
+
 /**
- * Reads the stamp headers of a request. Header names are lower-case.
- * @throws KeyholdError SIGNATURE_MISSING, MALFORMED_STAMP, CREDENTIAL_NOT_FOUND,
- *   REQUEST_NOT_AUTHORIZED (a read-only session and no stamp)
+ * Reads the stamp headers of a request. Header names are lower-case. `X-Stamp` wins when a
+ * request carries both.
+ * @throws KeyholdError SIGNATURE_MISSING, MALFORMED_STAMP, REQUEST_NOT_AUTHORIZED (a read-only
+ *   session and no stamp)
  */
-export function parseStamp(headers: Readonly<Record<string, string | undefined>>): ApiKeyStamp {
+export function parseStamp(headers: Readonly<Record<string, string | undefined>>): Stamp {
   const header = headers['x-stamp'];
   if (header === undefined || header === '') {
-    if (headers['x-stamp-webauthn'] !== undefined) {
-      throw new KeyholdError('CREDENTIAL_NOT_FOUND', {
-        reason: 'passkey stamps are not supported yet',
-      });
-    }
+    const webauthn = headers['x-stamp-webauthn'];
+    if (webauthn !== undefined && webauthn !== '') return parseWebauthnStamp(webauthn);
     if (headers['x-stamp-attested'] !== undefined) {
       throw new KeyholdError('MALFORMED_STAMP', {
         reason: 'attested stamps are not supported yet',
@@ -120,6 +124,7 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
     throw new KeyholdError('MALFORMED_STAMP', { reason: 'signature is not hex' });
   }
   return {
+    kind: 'api-key',
     scheme: scheme as SignatureScheme,
     curve: spec.curve,
     apiKeyCurve: spec.apiKeyCurve,

@@ -2,7 +2,7 @@
  * Who submits a new activity, and in which organization it runs. Usually the organization the
  * body names, and the stamp's key found there or in its parent (`findPrincipal`). For the
  * kinds of `LOGIN_AT_PARENT_KINDS` (STAMP_LOGIN), a sub-organization's user may name the parent
- * organization, as `@turnkey/core` does: the credential is then also looked for in the
+ * organization, as `@turnkey/core` does: the credential (an API key or a passkey) is then also looked for in the
  * sub-organizations (as whoami does), and the activity runs in the one that holds it, so the
  * session it issues names that sub-organization.
  * @module
@@ -11,7 +11,7 @@ import { type ActivityDefinition, LOGIN_AT_PARENT_KINDS } from '@keyhold/protoco
 import type { StoreTransaction } from './ports/store.js';
 import { findPrincipal, findWhoamiPrincipal, type Principal } from './principal.js';
 import type { OrganizationRecord } from './records.js';
-import type { ApiKeyStamp } from './stamp.js';
+import type { Stamp } from './stamp.js';
 
 /** The submitter of a new activity and the organization it runs in. */
 export interface Submitter {
@@ -21,14 +21,14 @@ export interface Submitter {
 
 /**
  * Finds the submitter of an activity of `definition` whose body names `named`.
- * @throws KeyholdError as `findPrincipal`, and MULTIPLE_SUB_ORGANIZATIONS when
- *   several sub-organizations hold a login's credential
+ * @throws KeyholdError as `findPrincipal`, and MULTIPLE_SUB_ORGANIZATIONS (or
+ *   _FOR_CREDENTIAL_ID, a passkey) when several sub-organizations hold a login's credential
  */
 export async function findSubmitter(
   tx: StoreTransaction,
   named: OrganizationRecord,
   definition: ActivityDefinition,
-  stamp: ApiKeyStamp,
+  stamp: Stamp,
   now: number,
 ): Promise<Submitter> {
   if (!LOGIN_AT_PARENT_KINDS.has(definition.kind)) {
@@ -41,7 +41,6 @@ export async function findSubmitter(
     return { organization: named, principal };
   }
   const organization = await tx.organizations.get(home);
-  if (!organization)
-    throw new Error(`the organization of API key ${principal.apiKey.apiKeyId} is gone`);
+  if (!organization) throw new Error(`the organization ${home} of the credential is gone`);
   return { organization, principal };
 }

@@ -6,6 +6,7 @@
 import {
   type Activity,
   type ApiKey,
+  type Authenticator,
   activityDefinitionOf,
   type Policy,
   type PolicyEvaluation,
@@ -22,6 +23,7 @@ import {
 import type {
   ActivityRecord,
   ApiKeyRecord,
+  AuthenticatorRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -45,13 +47,37 @@ export function apiKeyView(key: ApiKeyRecord): ApiKey {
   };
 }
 
-export function userView(user: UserRecord, apiKeys: readonly ApiKeyRecord[]): User {
+/** A passkey as `get_authenticator(s)` and a user's `authenticators` show it (wire-compat §1.2). */
+export function authenticatorView(authenticator: AuthenticatorRecord): Authenticator {
+  return {
+    transports: [...authenticator.transports],
+    attestationType: authenticator.attestationType,
+    aaguid: authenticator.aaguid,
+    credentialId: authenticator.credentialId,
+    // Keyhold reads no authenticator metadata service: the model is not known.
+    model: '',
+    credential: {
+      publicKey: authenticator.publicKey,
+      type: 'CREDENTIAL_TYPE_WEBAUTHN_AUTHENTICATOR',
+    },
+    authenticatorId: authenticator.authenticatorId,
+    authenticatorName: authenticator.authenticatorName,
+    createdAt: timestampOf(authenticator.createdAt),
+    updatedAt: timestampOf(authenticator.updatedAt),
+  };
+}
+
+export function userView(
+  user: UserRecord,
+  apiKeys: readonly ApiKeyRecord[],
+  authenticators: readonly AuthenticatorRecord[] = [],
+): User {
   return {
     userId: user.userId,
     userName: user.userName,
     ...(user.userEmail !== undefined ? { userEmail: user.userEmail } : {}),
     ...(user.userPhoneNumber !== undefined ? { userPhoneNumber: user.userPhoneNumber } : {}),
-    authenticators: [],
+    authenticators: authenticators.map(authenticatorView),
     apiKeys: apiKeys.map(apiKeyView),
     userTags: [...user.userTags],
     oauthProviders: [],

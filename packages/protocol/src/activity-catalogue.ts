@@ -63,9 +63,12 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('DELETE_API_KEYS', [1], 'CREDENTIAL', 'DELETE'),
   ...define('UPDATE_ROOT_QUORUM', [1], 'ORGANIZATION', 'UPDATE'),
   ...define('UPDATE_ORGANIZATION_NAME', [1], 'ORGANIZATION', 'UPDATE'),
-  // V1 (one root authenticator) and V3 (root private keys) are not served: the path refuses
-  // them with "activity type not supported". V2 answers under the unversioned result key.
-  ...define('CREATE_SUB_ORGANIZATION', [2, 4, 5, 6, 7, 8], 'ORGANIZATION', 'CREATE', (v) =>
+  ...define('UPDATE_ALLOWED_ORIGINS', [1], 'ORGANIZATION', 'UPDATE'),
+  // Both versions answer under `createAuthenticatorsResult`.
+  ...define('CREATE_AUTHENTICATORS', [1, 2], 'CREDENTIAL', 'CREATE'),
+  ...define('DELETE_AUTHENTICATORS', [1], 'CREDENTIAL', 'DELETE'),
+  // V1 (one root authenticator) and V2 answer under the unversioned result key.
+  ...define('CREATE_SUB_ORGANIZATION', [1, 2, 3, 4, 5, 6, 7, 8], 'ORGANIZATION', 'CREATE', (v) =>
     v <= 2 ? 'createSubOrganizationResult' : `createSubOrganizationResultV${v}`,
   ),
   ...define('DELETE_SUB_ORGANIZATION', [1], 'ORGANIZATION', 'DELETE'),
@@ -127,6 +130,8 @@ export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
   'SET_ORGANIZATION_FEATURE',
   'REMOVE_ORGANIZATION_FEATURE',
   'UPDATE_ORGANIZATION_NAME',
+  // Which origins passkeys may stamp from: as sensitive as the root quorum itself.
+  'UPDATE_ALLOWED_ORIGINS',
 ]);
 
 /**

@@ -293,6 +293,16 @@ export type VoteSelection = (typeof VOTE_SELECTIONS)[number];
 export const ACCESS_TYPES = ['ACCESS_TYPE_WEB', 'ACCESS_TYPE_API', 'ACCESS_TYPE_ALL'] as const;
 export type AccessType = (typeof ACCESS_TYPES)[number];
 
+/** `v1AuthenticatorTransport`: how a passkey reaches the browser. */
+export const AUTHENTICATOR_TRANSPORTS = [
+  'AUTHENTICATOR_TRANSPORT_BLE',
+  'AUTHENTICATOR_TRANSPORT_INTERNAL',
+  'AUTHENTICATOR_TRANSPORT_NFC',
+  'AUTHENTICATOR_TRANSPORT_USB',
+  'AUTHENTICATOR_TRANSPORT_HYBRID',
+] as const;
+export type AuthenticatorTransport = (typeof AUTHENTICATOR_TRANSPORTS)[number];
+
 export const MNEMONIC_LANGUAGES = [
   'MNEMONIC_LANGUAGE_ENGLISH',
   'MNEMONIC_LANGUAGE_SIMPLIFIED_CHINESE',

@@ -28,6 +28,8 @@ export {
   type AddressFormat,
   API_KEY_CURVES,
   type ApiKeyCurve,
+  AUTHENTICATOR_TRANSPORTS,
+  type AuthenticatorTransport,
   CREDENTIAL_TYPE_OF_API_KEY_CURVE,
   CREDENTIAL_TYPES,
   type CredentialType,
@@ -90,7 +92,7 @@ export type {
 export { INTENT_SCHEMAS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
 export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export type { Infer, JsonSchema, Schema } from './schemas/schema-builders.js';
-export type { AccountParams, ApiKeyParams } from './schemas/shapes.js';
+export type { AccountParams, ApiKeyParams, AuthenticatorParams } from './schemas/shapes.js';
 export { httpStatusOf, StatusCode } from './status-code.js';
 export { isUuid, validateEnvelope, validateIntent, validateQuery } from './validate.js';
 export {
@@ -99,6 +101,7 @@ export {
   type ActivityResults,
   type Address,
   type ApiKey,
+  type Authenticator,
   type CreateSubOrganizationResult,
   type Credential,
   type Policy,

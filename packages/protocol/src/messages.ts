@@ -93,6 +93,16 @@ const CATALOGUE = {
     'webauthn authenticator not found in organization or parent organization',
   ),
   UNAUTHENTICATED: e(UNAUTHENTICATED, 'authentication failed'),
+  /**
+   * A passkey stamp that does not verify: its signature, its challenge (not the body's), its
+   * type, user presence, rpId hash, origin, or a signature counter that did not move forward.
+   * `details` say which.
+   */
+  WEBAUTHN_SIGNATURE_INVALID: variant(
+    'SIGNATURE_INVALID',
+    UNAUTHENTICATED,
+    'could not verify WebAuthN signature',
+  ),
 
   // Authorization
   /** No policy allows the request (implicit deny), or only the root quorum may. */
@@ -152,7 +162,32 @@ const CATALOGUE = {
   MISSING_WALLET_PARAMS: e(INVALID_ARGUMENT, 'missing wallet params'),
   UNSUPPORTED_CREDENTIAL: e(
     INVALID_ARGUMENT,
-    'authenticators and OAuth providers are not supported yet: give root users API keys only',
+    'OAuth providers are not supported yet: give users API keys or authenticators',
+  ),
+  AUTHENTICATOR_ATTESTATION_MISSING: variant(
+    'INVALID_ATTESTATION',
+    INVALID_ARGUMENT,
+    'missing parameter: user authenticator attestation',
+  ),
+  /** An attestation that does not parse or verify (format, challenge, origin, rpId, signature). */
+  INVALID_ATTESTATION: e(INVALID_ARGUMENT, 'invalid authenticator attestation'),
+  MAX_AUTHENTICATORS: variant(
+    'RESOURCE_LIMIT_EXCEEDED',
+    StatusCode.RESOURCE_EXHAUSTED,
+    'user has exceeded maximum authenticators',
+  ),
+  AUTHENTICATOR_ALREADY_EXISTS: e(
+    StatusCode.ALREADY_EXISTS,
+    'authenticator with this credential ID already exists in organization',
+  ),
+  /** DELETE_AUTHENTICATORS would leave a root-quorum user without any credential. */
+  LAST_CREDENTIAL: e(
+    StatusCode.FAILED_PRECONDITION,
+    'cannot delete the last credential of a root quorum user',
+  ),
+  INVALID_ALLOWED_ORIGIN: e(
+    INVALID_ARGUMENT,
+    'invalid allowed origin: it must be a scheme, host and optional port, such as https://app.example.com',
   ),
   QUORUM_USERS_MISSING: e(INVALID_ARGUMENT, 'quorum users missing'),
   MAX_LONG_LIVED_API_KEYS: variant(
@@ -173,6 +208,7 @@ const CATALOGUE = {
   // Records
   USER_NOT_FOUND: e(NOT_FOUND, 'user not found'),
   API_KEY_NOT_FOUND: e(NOT_FOUND, 'api key not found'),
+  AUTHENTICATOR_NOT_FOUND: e(NOT_FOUND, 'authenticator not found'),
   ACTIVITY_NOT_FOUND: e(NOT_FOUND, 'activity not found'),
   WALLET_NOT_FOUND: e(NOT_FOUND, 'wallet not found'),
   WALLET_ACCOUNT_NOT_FOUND: e(NOT_FOUND, 'wallet account not found'),
@@ -217,6 +253,11 @@ const CATALOGUE = {
   MULTIPLE_SUB_ORGANIZATIONS: e(
     INVALID_ARGUMENT,
     'more than one suborg associated with a public key',
+  ),
+  MULTIPLE_SUB_ORGANIZATIONS_FOR_CREDENTIAL_ID: variant(
+    'MULTIPLE_SUB_ORGANIZATIONS',
+    INVALID_ARGUMENT,
+    'more than one suborg associated with a credential ID',
   ),
 
   // Server

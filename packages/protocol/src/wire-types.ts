@@ -8,6 +8,7 @@ import type {
   ActivityStatus,
   ActivityType,
   AddressFormat,
+  AuthenticatorTransport,
   CredentialType,
   Curve,
   Effect,
@@ -53,12 +54,30 @@ export interface ApiKey {
   expirationSeconds?: string;
 }
 
+/**
+ * `v1Authenticator`: a passkey of a user. `credentialId` and `credential.publicKey` (the COSE
+ * key) are base64url, `aaguid` too (wire-compat §1.2); `attestationType` is the attestation
+ * format it was registered with (`none`, `packed`, …).
+ */
+export interface Authenticator {
+  transports: AuthenticatorTransport[];
+  attestationType: string;
+  aaguid: string;
+  credentialId: string;
+  model: string;
+  credential: Credential;
+  authenticatorId: string;
+  authenticatorName: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 export interface User {
   userId: string;
   userName: string;
   userEmail?: string;
   userPhoneNumber?: string;
-  authenticators: unknown[];
+  authenticators: Authenticator[];
   apiKeys: ApiKey[];
   userTags: string[];
   oauthProviders: unknown[];
@@ -257,7 +276,18 @@ export interface ActivityResults {
   /** `v1UpdateRootQuorumResult` has no members. */
   ACTIVITY_TYPE_UPDATE_ROOT_QUORUM: Record<string, never>;
   ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME: { organizationId: string; organizationName: string };
+  /** `v1UpdateAllowedOriginsResult` has no members. */
+  ACTIVITY_TYPE_UPDATE_ALLOWED_ORIGINS: Record<string, never>;
+  ACTIVITY_TYPE_CREATE_AUTHENTICATORS: { authenticatorIds: string[] };
+  ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2: { authenticatorIds: string[] };
+  ACTIVITY_TYPE_DELETE_AUTHENTICATORS: { authenticatorIds: string[] };
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION: { subOrganizationId: string; rootUserIds: string[] };
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2: { subOrganizationId: string; rootUserIds: string[] };
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V3: {
+    subOrganizationId: string;
+    privateKeys: PrivateKeyResult[];
+    rootUserIds: string[];
+  };
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: CreateSubOrganizationResult;
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: CreateSubOrganizationResult;
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: CreateSubOrganizationResult;

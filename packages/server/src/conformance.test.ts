@@ -16,10 +16,12 @@ import {
   handlerTarget,
   httpTarget,
   malformedBodies4xx,
+  passkeyStamps,
   queriesWork,
   runConformance,
   sameBodySameActivity,
   signaturesVerify,
+  stampBytes,
   tamperedRequests401,
 } from '@keyhold/conformance';
 import type { RawRequest, RawResponse } from '@keyhold/protocol';
@@ -266,6 +268,25 @@ describe('conformance: the suite catches broken implementations', () => {
         mutantOptions(300),
       ),
     ).rejects.toThrow(/append-whitespace/);
+  });
+
+  it('passkey-stamps catches a server that accepts any passkey assertion', async () => {
+    // The mutant lets every passkey-stamped request through as if the root API key had signed
+    // it: registering and deleting the passkey still work, tampered assertions are accepted.
+    const anyAssertion = (request: RawRequest): RawRequest => {
+      const { 'x-stamp-webauthn': passkeyStamp, ...headers } = request.headers;
+      if (passkeyStamp === undefined) return request;
+      return {
+        ...request,
+        headers: { ...headers, 'x-stamp': stampBytes(key.privateKey, request.rawBody) },
+      };
+    };
+    await expect(
+      passkeyStamps.run(
+        mutant((r) => r, anyAssertion),
+        mutantOptions(50),
+      ),
+    ).rejects.toThrow(/401/);
   });
 
   it('malformed-bodies-4xx catches a 500 where a 400 belongs', async () => {

@@ -196,8 +196,19 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
         'invalid curve',
       ],
       [
-        { rootUsers: [{ ...rootUser(other, 'refused root'), authenticators: [{}] }] },
-        'authenticators and OAuth providers are not supported yet',
+        {
+          rootUsers: [
+            {
+              ...rootUser(other, 'refused root'),
+              authenticators: [{ authenticatorName: 'k', challenge: 'Y2hhbGxlbmdl' }],
+            },
+          ],
+        },
+        'missing parameter: user authenticator attestation',
+      ],
+      [
+        { rootUsers: [{ ...rootUser(other, 'refused root'), oauthProviders: [{}] }] },
+        'OAuth providers are not supported yet',
       ],
     ];
     for (const [change, message] of cases) {

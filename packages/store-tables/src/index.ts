@@ -19,6 +19,7 @@ export {
 } from './table-spec.js';
 export { ACTIVITIES } from './tables/activities.js';
 export { API_KEYS } from './tables/api-keys.js';
+export { AUTHENTICATORS } from './tables/authenticators.js';
 export { ORGANIZATIONS } from './tables/organizations.js';
 export { POLICIES } from './tables/policies.js';
 export { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';

@@ -7,6 +7,7 @@
 import type { TableSpec } from './table-spec.js';
 import { ACTIVITIES } from './tables/activities.js';
 import { API_KEYS } from './tables/api-keys.js';
+import { AUTHENTICATORS } from './tables/authenticators.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
@@ -38,6 +39,7 @@ export const STORE_TABLES = {
   policyEvaluations: POLICY_EVALUATIONS,
   webhookEndpoints: WEBHOOK_ENDPOINTS,
   webhookDeliveries: WEBHOOK_DELIVERIES,
+  authenticators: AUTHENTICATORS,
 } as const;
 
 /**

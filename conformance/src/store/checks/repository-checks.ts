@@ -20,6 +20,7 @@ import {
   activity,
   activityId,
   apiKey,
+  authenticator,
   fresh,
   organization,
   policy,
@@ -311,6 +312,141 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
       expect(await find(tieB.organizationId, P, true)).toEqual([
         of('self', tieB.organizationId, false),
       ]);
+    },
+  );
+
+  check(
+    'authenticators: lookups, listings, conflicts, the counter only moves forward',
+    async () => {
+      const org = fresh('org');
+      const [u1, u2] = [fresh('user'), fresh('user')];
+      const a1 = authenticator(org, u1, { createdAt: 20 });
+      const a2 = authenticator(org, u2, { createdAt: 10, transports: [], signCount: 5 });
+      const a3 = authenticator(org, u1, { createdAt: 20, algorithm: -257 });
+      await tx(async (t) => {
+        for (const a of [a1, a2, a3]) await t.authenticators.insert(a);
+      });
+      expect(await tx((t) => t.authenticators.get(org, a2.authenticatorId))).toEqual(a2);
+      expect(await tx((t) => t.authenticators.get(org, fresh('missing')))).toBeUndefined();
+      expect(await tx((t) => t.authenticators.listByOrganization(org))).toEqual([a2, a1, a3]);
+      expect(await tx((t) => t.authenticators.listByUser(org, u1))).toEqual([a1, a3]);
+      expect(await tx((t) => t.authenticators.findByCredentialId(org, a3.credentialId))).toEqual(
+        a3,
+      );
+      expect(
+        await tx((t) => t.authenticators.findByCredentialId(fresh('org'), a3.credentialId)),
+      ).toBeUndefined();
+      expect(await conflict(tx((t) => t.authenticators.insert({ ...a1 })))).toBe(
+        'authenticator_pkey',
+      );
+      expect(
+        await conflict(
+          tx((t) =>
+            t.authenticators.insert(authenticator(org, u2, { credentialId: a1.credentialId })),
+          ),
+        ),
+      ).toBe('authenticator_credential_id');
+
+      // The counter moves forward only; using a passkey changes nothing else of it.
+      const advance = (a: typeof a2, n: number) =>
+        tx((t) => t.authenticators.advanceSignCount(org, a.authenticatorId, n));
+      expect(await advance(a2, 5)).toBe(false);
+      expect(await advance(a2, 4)).toBe(false);
+      expect(await advance(a2, 6)).toBe(true);
+      expect(await advance(a2, 6)).toBe(false);
+      expect(await tx((t) => t.authenticators.get(org, a2.authenticatorId))).toEqual({
+        ...a2,
+        signCount: 6,
+      });
+      expect(await tx((t) => t.authenticators.advanceSignCount(org, fresh('missing'), 9))).toBe(
+        false,
+      );
+      // Of two transactions advancing to the same counter at once (a replay), one wins.
+      const raced = await Promise.all([advance(a2, 7), advance(a2, 7), advance(a2, 7)]);
+      expect(raced.filter(Boolean).length).toBe(1);
+      // A rolled-back advance leaves the counter where it was.
+      await expect(
+        tx(async (t) => {
+          await t.authenticators.advanceSignCount(org, a2.authenticatorId, 50);
+          throw new Error('roll back');
+        }),
+      ).rejects.toThrow('roll back');
+      expect((await tx((t) => t.authenticators.get(org, a2.authenticatorId)))?.signCount).toBe(7);
+
+      await tx((t) => t.authenticators.delete(org, a1.authenticatorId));
+      expect(await tx((t) => t.authenticators.findByCredentialId(org, a1.credentialId))).toBe(
+        undefined,
+      );
+      // Deleting frees the credential id.
+      const again = authenticator(org, u2, { credentialId: a1.credentialId });
+      await tx((t) => t.authenticators.insert(again));
+      expect(await tx((t) => t.authenticators.findByCredentialId(org, a1.credentialId))).toEqual(
+        again,
+      );
+    },
+  );
+
+  check(
+    'credentials: one credential id in the organization, its parent and its sub-organizations; deleting an organization removes its passkeys',
+    async () => {
+      const parent = organization();
+      const P = parent.organizationId;
+      const first = organization({ parentOrganizationId: P, createdAt: 5 });
+      const second = organization({ parentOrganizationId: P, createdAt: 10 });
+      const third = organization({ parentOrganizationId: P, createdAt: 20 });
+      const orgs = [parent, first, second, third];
+      const credentialId = fresh('shared-credential');
+      const users = new Map(orgs.map((o) => [o.organizationId, user(o.organizationId)]));
+      const passkeys = new Map(
+        orgs.map((o) => [
+          o.organizationId,
+          authenticator(o.organizationId, users.get(o.organizationId)!.userId, { credentialId }),
+        ]),
+      );
+      await tx(async (t) => {
+        for (const o of orgs) await t.organizations.insert(o);
+        for (const u of users.values()) await t.users.insert(u);
+        for (const a of passkeys.values()) await t.authenticators.insert(a);
+      });
+      const find = (organizationId: string, parentOrganizationId?: string, children = false) =>
+        tx((t) =>
+          t.credentials.findAuthenticators(credentialId, {
+            organizationId,
+            ...(parentOrganizationId === undefined ? {} : { parentOrganizationId }),
+            includeChildren: children,
+          }),
+        );
+      const of = (relation: string, org: string) => ({
+        relation,
+        authenticator: passkeys.get(org),
+        user: users.get(org),
+      });
+      expect(await find(first.organizationId, P)).toEqual([
+        of('self', first.organizationId),
+        of('parent', P),
+      ]);
+      expect(await find(P, undefined, true)).toEqual([
+        of('self', P),
+        of('child', first.organizationId),
+        of('child', second.organizationId),
+      ]);
+      expect(
+        await tx((t) =>
+          t.credentials.findAuthenticators(fresh('unknown'), {
+            organizationId: P,
+            includeChildren: true,
+          }),
+        ),
+      ).toEqual([]);
+      await tx((t) => t.organizations.delete(first.organizationId));
+      expect(await find(P, undefined, true)).toEqual([
+        of('self', P),
+        of('child', second.organizationId),
+        of('child', third.organizationId),
+      ]);
+      expect(await tx((t) => t.authenticators.listByOrganization(first.organizationId))).toEqual(
+        [],
+      );
     },
   );
 

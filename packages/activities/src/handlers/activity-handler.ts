@@ -52,6 +52,15 @@ export interface ActivityContext {
   afterCommit(description: string, effect: () => Promise<unknown>): void;
 }
 
+/**
+ * What a handler's `verify` reads: the organization the activity is proposed in, through the
+ * proposal's transaction. A check there writes nothing.
+ */
+export interface ProposalContext {
+  readonly tx: StoreTransaction;
+  readonly organization: OrganizationRecord;
+}
+
 /** Settings of the service that a precheck may depend on. */
 export interface PrecheckSettings {
   /**
@@ -80,6 +89,12 @@ export interface ActivityHandler<P = ValidatedIntent, R = ActivityResult> {
     definition: ActivityDefinition,
     settings: PrecheckSettings,
   ) => void;
+  /**
+   * Checks of the parameters that need the organization's state or asynchronous work (a
+   * passkey's attestation): run after `precheck`, before the decision, so a refusal stores
+   * nothing, as a precheck's does.
+   */
+  readonly verify?: (ctx: ProposalContext, parameters: P) => Promise<void>;
   /** Returns the content of the result member. */
   readonly execute: (ctx: ActivityContext, parameters: P) => Promise<R>;
 }

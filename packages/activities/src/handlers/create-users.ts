@@ -1,11 +1,12 @@
 /**
- * CREATE_USERS (V1–V4) and CREATE_API_ONLY_USERS: users with their API keys.
+ * CREATE_USERS (V1–V4) and CREATE_API_ONLY_USERS: users with their API keys and passkeys.
  * @module
  */
-import type { ApiKeyParams } from '@keyhold/protocol';
+import type { ApiKeyParams, AuthenticatorParams } from '@keyhold/protocol';
 import type { UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
+import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
 import { requireUserTags } from './tags.js';
 
 /**
@@ -17,6 +18,7 @@ interface NewUser {
   userEmail?: string;
   userPhoneNumber?: string;
   apiKeys?: readonly ApiKeyParams[];
+  authenticators?: readonly AuthenticatorParams[];
   userTags?: readonly string[];
 }
 
@@ -35,6 +37,7 @@ async function createUsers(ctx: ActivityContext, users: readonly NewUser[]) {
     };
     await ctx.tx.users.insert(user);
     await addApiKeys(ctx, user.userId, params.apiKeys ?? []);
+    await addAuthenticators(ctx, user.userId, params.authenticators ?? []);
     userIds.push(user.userId);
   }
   return { userIds };
@@ -44,6 +47,11 @@ const apiKeysOf = (users: readonly NewUser[]) => users.flatMap((u) => u.apiKeys 
 
 export const createUsersHandler: HandlerOf<'CREATE_USERS'> = {
   precheck: (p) => precheckApiKeys(apiKeysOf(p.users)),
+  verify: (ctx, p) =>
+    verifyAuthenticators(
+      ctx,
+      (p.users as readonly NewUser[]).flatMap((u) => u.authenticators ?? []),
+    ),
   execute: (ctx, p) => createUsers(ctx, p.users),
 };
 

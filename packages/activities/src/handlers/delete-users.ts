@@ -1,5 +1,5 @@
 /**
- * DELETE_USERS: removes users and their credentials; a root-quorum member cannot be removed
+ * DELETE_USERS: removes users and their credentials (API keys and passkeys); a root-quorum member cannot be removed
  * (the quorum would lose a member it counts on).
  * @module
  */
@@ -23,6 +23,9 @@ export const deleteUsersHandler: HandlerOf<'DELETE_USERS'> = {
     for (const userId of unique) {
       for (const key of await ctx.tx.apiKeys.listByUser(orgId, userId)) {
         await ctx.tx.apiKeys.delete(orgId, key.apiKeyId);
+      }
+      for (const a of await ctx.tx.authenticators.listByUser(orgId, userId)) {
+        await ctx.tx.authenticators.delete(orgId, a.authenticatorId);
       }
       await ctx.tx.users.delete(orgId, userId);
     }

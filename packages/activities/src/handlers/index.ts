@@ -3,6 +3,7 @@
  * @module
  */
 import type { ActivityHandler, ActivityHandlerMap } from './activity-handler.js';
+import { createAuthenticatorsHandler, deleteAuthenticatorsHandler } from './authenticators.js';
 import { createApiKeysHandler, deleteApiKeysHandler } from './create-api-keys.js';
 import { createApiOnlyUsersHandler, createUsersHandler } from './create-users.js';
 import { deleteUsersHandler } from './delete-users.js';
@@ -21,7 +22,11 @@ import {
   deleteWalletsHandler,
   disablePrivateKeyHandler,
 } from './lifecycle.js';
-import { updateOrganizationNameHandler, updateRootQuorumHandler } from './organization.js';
+import {
+  updateAllowedOriginsHandler,
+  updateOrganizationNameHandler,
+  updateRootQuorumHandler,
+} from './organization.js';
 import {
   createPoliciesHandler,
   createPolicyHandler,
@@ -66,6 +71,7 @@ export type {
   HandledKind,
   HandlerOf,
   PrecheckSettings,
+  ProposalContext,
   ValidatedIntent,
 } from './activity-handler.js';
 
@@ -86,6 +92,9 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   DELETE_API_KEYS: deleteApiKeysHandler,
   UPDATE_ROOT_QUORUM: updateRootQuorumHandler,
   UPDATE_ORGANIZATION_NAME: updateOrganizationNameHandler,
+  UPDATE_ALLOWED_ORIGINS: updateAllowedOriginsHandler,
+  CREATE_AUTHENTICATORS: createAuthenticatorsHandler,
+  DELETE_AUTHENTICATORS: deleteAuthenticatorsHandler,
   CREATE_SUB_ORGANIZATION: createSubOrganizationHandler,
   DELETE_SUB_ORGANIZATION: deleteSubOrganizationHandler,
   CREATE_WALLET: createWalletHandler,

@@ -1,8 +1,9 @@
 /**
- * UPDATE_ROOT_QUORUM and UPDATE_ORGANIZATION_NAME.
+ * UPDATE_ROOT_QUORUM, UPDATE_ORGANIZATION_NAME and UPDATE_ALLOWED_ORIGINS.
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
+import { checkAllowedOrigin } from '../webauthn-origins.js';
 import type { HandlerOf } from './activity-handler.js';
 
 export const updateRootQuorumHandler: HandlerOf<'UPDATE_ROOT_QUORUM'> = {
@@ -36,5 +37,25 @@ export const updateOrganizationNameHandler: HandlerOf<'UPDATE_ORGANIZATION_NAME'
     const org = ctx.organization;
     await ctx.tx.organizations.update({ ...org, name: organizationName, updatedAt: ctx.now });
     return { organizationId: org.organizationId, organizationName };
+  },
+};
+
+/**
+ * The origins the organization's passkeys (and its sub-organizations' without a list of their
+ * own) may stamp and register from; an empty list allows any secure origin.
+ */
+export const updateAllowedOriginsHandler: HandlerOf<'UPDATE_ALLOWED_ORIGINS'> = {
+  precheck({ allowedOrigins }) {
+    for (const origin of allowedOrigins) checkAllowedOrigin(origin);
+  },
+  async execute(ctx, { allowedOrigins }) {
+    const { allowedOrigins: _previous, ...org } = ctx.organization;
+    const origins = [...new Set(allowedOrigins)];
+    await ctx.tx.organizations.update({
+      ...org,
+      ...(origins.length > 0 ? { allowedOrigins: origins } : {}),
+      updatedAt: ctx.now,
+    });
+    return {};
   },
 };

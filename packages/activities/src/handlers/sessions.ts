@@ -93,12 +93,14 @@ export const createReadWriteSessionHandler: HandlerOf<'CREATE_READ_WRITE_SESSION
 
 export const createReadOnlySessionHandler: HandlerOf<'CREATE_READ_ONLY_SESSION'> = {
   async execute(ctx) {
-    const { user, stamp } = ctx.principal;
+    const { principal } = ctx;
+    const { user } = principal;
     const exp = seconds(ctx.now) + READ_ONLY_SESSION_SECONDS;
     const session = await createSessionJwt(
       {
         exp,
-        publicKey: stamp.publicKey,
+        // The credential that asked: an API key's hex key, or a passkey's COSE key (base64url).
+        publicKey: principal.apiKey ? principal.stamp.publicKey : principal.authenticator.publicKey,
         sessionType: 'SESSION_TYPE_READ_ONLY',
         userId: user.userId,
         organizationId: ctx.organization.organizationId,

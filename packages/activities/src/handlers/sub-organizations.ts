@@ -1,9 +1,12 @@
 /**
- * CREATE_SUB_ORGANIZATION (V2, V4–V8) and DELETE_SUB_ORGANIZATION.
+ * CREATE_SUB_ORGANIZATION (V1–V8) and DELETE_SUB_ORGANIZATION.
  *
  * A sub-organization is an organization whose `parentOrganizationId` is the organization that
- * created it. Its root users, their API keys, its root quorum and its optional wallet are
- * written in the creating activity's transaction, so a refusal leaves nothing behind. Its
+ * created it. Its root users, their API keys and passkeys, its root quorum and its optional
+ * wallet (V4+) or private keys (V3) are written in the creating activity's transaction, so a
+ * refusal leaves nothing behind. V1 creates one root user (named after the passkey) holding
+ * its `rootAuthenticator`, threshold 1. A passkey's attestation is verified against the
+ * parent's allowed origins (the sub-organization has none of its own yet). Its
  * users act in it like in any organization; the parent's users may read it, never write to it.
  * Sub-organizations do not nest.
  *
@@ -14,10 +17,19 @@
  * answer "no organization found with the given ID", and its API keys no longer authenticate.
  * @module
  */
-import { type ApiKeyParams, KeyholdError } from '@keyhold/protocol';
+import {
+  type ActivityDefinition,
+  type ApiKeyParams,
+  type AuthenticatorParams,
+  activityDefinitionOf,
+  type IntentOfKind,
+  KeyholdError,
+} from '@keyhold/protocol';
 import type { OrganizationRecord, UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
+import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
+import { createPrivateKeysHandler } from './private-keys.js';
 import { precheckAccounts } from './wallet-accounts.js';
 import { createWalletHandler } from './wallets.js';
 
@@ -30,39 +42,73 @@ interface RootUser {
   userEmail?: string;
   userPhoneNumber?: string;
   apiKeys?: readonly ApiKeyParams[];
+  authenticators?: readonly AuthenticatorParams[];
 }
 
+/** Every version's intent, as the handler reads it: V1's one passkey becomes one root user. */
+interface SubOrganizationShape {
+  name: string;
+  rootUsers: readonly RootUser[];
+  threshold: number;
+}
+
+function shapeOf(p: IntentOfKind<'CREATE_SUB_ORGANIZATION'>): SubOrganizationShape {
+  if ('rootAuthenticator' in p) {
+    return {
+      name: p.name,
+      rootUsers: [
+        { userName: p.rootAuthenticator.authenticatorName, authenticators: [p.rootAuthenticator] },
+      ],
+      threshold: 1,
+    };
+  }
+  return { name: p.subOrganizationName, rootUsers: p.rootUsers, threshold: p.rootQuorumThreshold };
+}
+
+/** CREATE_PRIVATE_KEYS V2: V3's private keys answer as V2 creates them, with addresses. */
+const CREATE_PRIVATE_KEYS_V2 = activityDefinitionOf(
+  'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2',
+) as ActivityDefinition;
+
 export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> = {
-  precheck(p) {
-    if (p.rootQuorumThreshold > p.rootUsers.length) {
+  precheck(p, definition, settings) {
+    const { rootUsers, threshold } = shapeOf(p);
+    if (threshold > rootUsers.length) {
       throw new KeyholdError('INVALID_QUORUM_THRESHOLD', {
-        reason: `threshold ${p.rootQuorumThreshold} exceeds the ${p.rootUsers.length} root users`,
+        reason: `threshold ${threshold} exceeds the ${rootUsers.length} root users`,
       });
     }
-    const rootUsers: readonly RootUser[] = p.rootUsers;
     precheckApiKeys(rootUsers.flatMap((u) => u.apiKeys ?? []));
     if ('wallet' in p && p.wallet) precheckAccounts(p.wallet.accounts);
+    if ('privateKeys' in p) {
+      createPrivateKeysHandler.precheck?.({ privateKeys: p.privateKeys }, definition, settings);
+    }
   },
+  verify: (ctx, p) =>
+    verifyAuthenticators(
+      ctx,
+      shapeOf(p).rootUsers.flatMap((u) => u.authenticators ?? []),
+    ),
   async execute(ctx, p) {
     if (ctx.organization.parentOrganizationId) {
       throw new KeyholdError('SUB_ORGANIZATION_NESTING', {
         organizationId: ctx.organization.organizationId,
       });
     }
-    const rootUserIds = p.rootUsers.map(() => ctx.ids.uuid());
+    const shape = shapeOf(p);
+    const rootUserIds = shape.rootUsers.map(() => ctx.ids.uuid());
     const sub: OrganizationRecord = {
       organizationId: ctx.ids.uuid(),
-      name: p.subOrganizationName,
+      name: shape.name,
       parentOrganizationId: ctx.organization.organizationId,
-      rootQuorum: { threshold: p.rootQuorumThreshold, userIds: [...rootUserIds] },
+      rootQuorum: { threshold: shape.threshold, userIds: [...rootUserIds] },
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
     await ctx.tx.organizations.insert(sub);
     // Everything below is written in the sub-organization.
     const inSub: ActivityContext = { ...ctx, organization: sub };
-    const rootUsers: readonly RootUser[] = p.rootUsers;
-    for (const [i, params] of rootUsers.entries()) {
+    for (const [i, params] of shape.rootUsers.entries()) {
       const user: UserRecord = {
         organizationId: sub.organizationId,
         userId: rootUserIds[i]!,
@@ -75,6 +121,16 @@ export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> 
       };
       await ctx.tx.users.insert(user);
       await addApiKeys(inSub, user.userId, params.apiKeys ?? []);
+      // Verified against the parent's allowed origins: the sub-organization has none yet.
+      await addAuthenticators(inSub, user.userId, params.authenticators ?? []);
+    }
+    if ('privateKeys' in p) {
+      const created = await createPrivateKeysHandler.execute(
+        { ...inSub, definition: CREATE_PRIVATE_KEYS_V2 },
+        { privateKeys: p.privateKeys },
+      );
+      const privateKeys = 'privateKeys' in created ? created.privateKeys : [];
+      return { subOrganizationId: sub.organizationId, privateKeys, rootUserIds };
     }
     const wallet =
       'wallet' in p && p.wallet ? await createWalletHandler.execute(inSub, p.wallet) : undefined;

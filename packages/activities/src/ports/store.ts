@@ -2,8 +2,8 @@
  * The Store port: a transactional unit of work with one repository per record. Every
  * repository returns copies; mutating a returned record changes nothing until it is written
  * back. A constraint the Store enforces (one activity per fingerprint, unique paths per
- * wallet, unique API-key public keys per organization, unique policy and tag names per
- * organization) surfaces as a StoreConflictError.
+ * wallet, unique API-key public keys and passkey credential ids per organization, unique
+ * policy and tag names per organization) surfaces as a StoreConflictError.
  * @module
  */
 
@@ -12,6 +12,7 @@ import type { WebhookDelivery } from '@keyhold/webhooks';
 import type {
   ActivityRecord,
   ApiKeyRecord,
+  AuthenticatorRecord,
   OrganizationRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
@@ -49,7 +50,7 @@ export interface OrganizationRepository {
   /** The sub-organizations of an organization, by `createdAt`, ties by organization id. */
   listChildren(parentOrganizationId: string): Promise<OrganizationRecord[]>;
   /**
-   * Removes the organization and every record in it: users, API keys, wallets, wallet
+   * Removes the organization and every record in it: users, API keys, passkeys, wallets, wallet
    * accounts, private keys, policies, user and private-key tags, webhook endpoints and their
    * PENDING deliveries. Its activities and policy evaluations stay (the audit trail; they are
    * no longer reachable through the API). An absent organization is a no-op.
@@ -82,6 +83,36 @@ export interface ApiKeyRepository {
   delete(organizationId: string, apiKeyId: string): Promise<void>;
 }
 
+/** The passkeys of users. */
+export interface AuthenticatorRepository {
+  get(organizationId: string, authenticatorId: string): Promise<AuthenticatorRecord | undefined>;
+  /** A user's passkeys, by `createdAt`, ties in insertion order. */
+  listByUser(organizationId: string, userId: string): Promise<AuthenticatorRecord[]>;
+  /** Every passkey of an organization, in the same order. */
+  listByOrganization(organizationId: string): Promise<AuthenticatorRecord[]>;
+  findByCredentialId(
+    organizationId: string,
+    credentialId: string,
+  ): Promise<AuthenticatorRecord | undefined>;
+  /**
+   * Throws StoreConflictError `authenticator_credential_id` when the organization holds the
+   * credential id already.
+   */
+  insert(record: AuthenticatorRecord): Promise<void>;
+  delete(organizationId: string, authenticatorId: string): Promise<void>;
+  /**
+   * Records an accepted assertion's signature counter, only if it is above the stored one, in
+   * one statement: of two requests racing with the same counter (a replay), on any instance,
+   * one moves it and the other gets false. `updatedAt` stays: using a passkey does not change
+   * it.
+   */
+  advanceSignCount(
+    organizationId: string,
+    authenticatorId: string,
+    signCount: number,
+  ): Promise<boolean>;
+}
+
 /**
  * Where a stamp's credential sits relative to the organization a request names: in it, in its
  * parent, or in one of its sub-organizations (whoami at the parent by a sub-organization's user).
@@ -111,12 +142,25 @@ export interface ApiKeyCredential {
   userApiKeys?: ApiKeyRecord[];
 }
 
+/** One passkey that holds the looked-up credential id, with the user it belongs to. */
+export interface AuthenticatorCredential {
+  relation: CredentialRelation;
+  authenticator: AuthenticatorRecord;
+  /** Undefined when no such user exists in the passkey's organization. */
+  user?: UserRecord;
+}
+
 /**
- * Credential lookup for authentication: one indexed lookup by public key, whatever the size of
- * the organization tree, so an unknown key costs the same at 10 and 10 000 sub-organizations.
- * Passkeys will add a lookup by credential id over the same scope.
+ * Credential lookup for authentication: one indexed lookup by public key (API keys) or
+ * credential id (passkeys), whatever the size of the organization tree, so an unknown
+ * credential costs the same at 10 and 10 000 sub-organizations.
  */
 export interface CredentialRepository {
+  /** As `findApiKeys`, for the passkeys with this credential id (base64url, no padding). */
+  findAuthenticators(
+    credentialId: string,
+    scope: CredentialScope,
+  ): Promise<AuthenticatorCredential[]>;
   /**
    * The API keys with this public key in the scope, unfiltered (expired ones too: the caller
    * decides what authenticates): the organization's, then the parent's, then at most two of its
@@ -254,6 +298,7 @@ export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
   readonly users: UserRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly authenticators: AuthenticatorRepository;
   readonly credentials: CredentialRepository;
   readonly wallets: WalletRepository;
   readonly walletAccounts: WalletAccountRepository;

@@ -14,6 +14,8 @@ import {
 import {
   getApiKey,
   getApiKeys,
+  getAuthenticator,
+  getAuthenticators,
   getOrganization,
   getUser,
   listUsers,
@@ -52,6 +54,8 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   list_users: listUsers,
   get_api_keys: getApiKeys,
   get_api_key: getApiKey,
+  get_authenticators: getAuthenticators,
+  get_authenticator: getAuthenticator,
   list_wallets: listWallets,
   get_wallet: getWallet,
   list_wallet_accounts: listWalletAccounts,

@@ -1,21 +1,31 @@
 /**
- * whoami, get_organization, users and API keys.
+ * whoami, get_organization, users, API keys and passkeys (authenticators).
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
-import { apiKeyView, policyView, privateKeyView, tagView, userView, walletView } from '../views.js';
+import {
+  apiKeyView,
+  authenticatorView,
+  policyView,
+  privateKeyView,
+  tagView,
+  userView,
+  walletView,
+} from '../views.js';
 import type { QueryContext, QueryHandlerOf } from './query-handler.js';
 
 async function usersOf(ctx: QueryContext) {
   const orgId = ctx.organization.organizationId;
-  const [users, keys] = await Promise.all([
+  const [users, keys, authenticators] = await Promise.all([
     ctx.tx.users.list(orgId),
     ctx.tx.apiKeys.listByOrganization(orgId),
+    ctx.tx.authenticators.listByOrganization(orgId),
   ]);
   return users.map((u) =>
     userView(
       u,
       keys.filter((k) => k.userId === u.userId),
+      authenticators.filter((a) => a.userId === u.userId),
     ),
   );
 }
@@ -71,7 +81,32 @@ export const getUser: QueryHandlerOf<'get_user'> = async (ctx, body) => {
   const orgId = ctx.organization.organizationId;
   const user = await ctx.tx.users.get(orgId, body.userId.toLowerCase());
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: body.userId });
-  return { user: userView(user, await ctx.tx.apiKeys.listByUser(orgId, user.userId)) };
+  const [keys, authenticators] = await Promise.all([
+    ctx.tx.apiKeys.listByUser(orgId, user.userId),
+    ctx.tx.authenticators.listByUser(orgId, user.userId),
+  ]);
+  return { user: userView(user, keys, authenticators) };
+};
+
+/** A user's passkeys; an unknown user has none (as `get_api_keys`). */
+export const getAuthenticators: QueryHandlerOf<'get_authenticators'> = async (ctx, body) => {
+  const authenticators = await ctx.tx.authenticators.listByUser(
+    ctx.organization.organizationId,
+    body.userId.toLowerCase(),
+  );
+  return { authenticators: authenticators.map(authenticatorView) };
+};
+
+/** One passkey of the organization, by id. */
+export const getAuthenticator: QueryHandlerOf<'get_authenticator'> = async (ctx, body) => {
+  const authenticator = await ctx.tx.authenticators.get(
+    ctx.organization.organizationId,
+    body.authenticatorId.toLowerCase(),
+  );
+  if (!authenticator) {
+    throw new KeyholdError('AUTHENTICATOR_NOT_FOUND', { authenticatorId: body.authenticatorId });
+  }
+  return { authenticator: authenticatorView(authenticator) };
 };
 
 export const getApiKeys: QueryHandlerOf<'get_api_keys'> = async (ctx, body) => {

@@ -30,6 +30,8 @@ import {
   apiKeyParamsV1,
   apiKeyParamsV2,
   apiOnlyUserParams,
+  authenticatorParamsV1,
+  authenticatorParamsV2,
   hashFunction,
   payload,
   payloadEncoding,
@@ -127,7 +129,7 @@ const clientSignature = () =>
   );
 
 /**
- * CREATE_SUB_ORGANIZATION V2, V4–V8, in wire order: the name, root users (whose shape is the
+ * CREATE_SUB_ORGANIZATION V2–V8 (V1 below), in wire order: the name, root users (whose shape is the
  * version's) and threshold; from V4 a wallet and the email switches; from V7 the SMS/OTP
  * switches, `verificationToken` and `clientSignature`. The switches, the token and the
  * signature are accepted and have no effect: Keyhold serves no email, SMS or OTP
@@ -163,6 +165,27 @@ const createSubOrganizationV4To6 = <U>(rootUser: Schema<U>) =>
     { ...subOrganizationMembers(rootUser), ...subOrganizationWalletMembers() },
     SUB_ORGANIZATION_REQUIRED,
   );
+/**
+ * CREATE_SUB_ORGANIZATION V1: one root user holding one passkey (`name` and
+ * `rootAuthenticator`), threshold 1.
+ */
+const createSubOrganizationV1 = () =>
+  obj({ name: name(), rootAuthenticator: authenticatorParamsV2 }, ['name', 'rootAuthenticator']);
+/** V3: as V2, with standalone private keys created in the sub-organization. */
+const createSubOrganizationV3 = () =>
+  obj(
+    {
+      ...subOrganizationMembers(rootUserParams.v2),
+      privateKeys: arr(privateKeyParams),
+    },
+    [...SUB_ORGANIZATION_REQUIRED, 'privateKeys'],
+  );
+/**
+ * An origin as browsers write it in clientDataJSON (`https://app.example.com`, a port when not
+ * the default). Whether it is a bare origin is the handler's precheck.
+ */
+const allowedOrigin = () =>
+  withError(str({ minLength: 1, maxLength: 512 }), 'INVALID_ALLOWED_ORIGIN');
 const createSubOrganizationV7 = () =>
   obj(
     {
@@ -223,10 +246,28 @@ export const INTENT_SCHEMAS = {
     ['threshold', 'userIds'],
   ),
   ACTIVITY_TYPE_UPDATE_ORGANIZATION_NAME: obj({ organizationName: name() }, ['organizationName']),
+  ACTIVITY_TYPE_UPDATE_ALLOWED_ORIGINS: obj(
+    { allowedOrigins: arr(allowedOrigin(), { maxItems: 32 }) },
+    ['allowedOrigins'],
+  ),
+  ACTIVITY_TYPE_CREATE_AUTHENTICATORS: obj(
+    { authenticators: nonEmpty(authenticatorParamsV1, 10), userId: uuid() },
+    ['authenticators', 'userId'],
+  ),
+  ACTIVITY_TYPE_CREATE_AUTHENTICATORS_V2: obj(
+    { authenticators: nonEmpty(authenticatorParamsV2, 10), userId: uuid() },
+    ['authenticators', 'userId'],
+  ),
+  ACTIVITY_TYPE_DELETE_AUTHENTICATORS: obj({ userId: uuid(), authenticatorIds: nonEmpty(uuid()) }, [
+    'userId',
+    'authenticatorIds',
+  ]),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION: createSubOrganizationV1(),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V2: obj(
     subOrganizationMembers(rootUserParams.v2),
     SUB_ORGANIZATION_REQUIRED,
   ),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V3: createSubOrganizationV3(),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: createSubOrganizationV4To6(rootUserParams.v2),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: createSubOrganizationV4To6(rootUserParams.v5),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: createSubOrganizationV4To6(rootUserParams.v6),

@@ -62,6 +62,8 @@ export const QUERY_SCHEMAS = {
   list_users: q({}),
   get_api_keys: q({ userId: uuid() }),
   get_api_key: q({ apiKeyId: uuid() }, ['apiKeyId']),
+  get_authenticators: q({ userId: uuid() }, ['userId']),
+  get_authenticator: q({ authenticatorId: uuid() }, ['authenticatorId']),
   list_wallets: q({}),
   get_wallet: q({ walletId: uuid() }, ['walletId']),
   list_wallet_accounts: q({ walletId: uuid(), includeWalletDetails: bool(), paginationOptions }),

@@ -6,6 +6,7 @@ import {
   ACCESS_TYPES,
   ADDRESS_FORMATS,
   API_KEY_CURVES,
+  AUTHENTICATOR_TRANSPORTS,
   CURVES,
   EFFECTS,
   HASH_FUNCTIONS,
@@ -14,6 +15,7 @@ import {
 } from '../enums.js';
 import {
   arr,
+  bool,
   emptyArr,
   enumOf,
   type Infer,
@@ -58,29 +60,140 @@ export const apiKeyParamsV2 = obj(
  */
 export type ApiKeyParams = Infer<typeof apiKeyParamsV1> | Infer<typeof apiKeyParamsV2>;
 
+/**
+ * A base64url value of a WebAuthn ceremony (credential id, clientDataJSON, attestation
+ * object). Whether it decodes and verifies is the handler's check ("invalid authenticator
+ * attestation"); 16 KiB bounds any attestation with its certificate chain.
+ */
+const ceremonyValue = () =>
+  withError(
+    str({ minLength: 1, maxLength: 16384 }),
+    'INVALID_ATTESTATION',
+    'AUTHENTICATOR_ATTESTATION_MISSING',
+  );
+const authenticatorTransports = () =>
+  arr(enumOf(AUTHENTICATOR_TRANSPORTS, 'INVALID_ATTESTATION'), { maxItems: 8 });
+/** The registration challenge the client passed to `navigator.credentials.create`, base64url. */
+const registrationChallenge = () =>
+  withError(
+    str({ minLength: 1, maxLength: 1024 }),
+    'INVALID_ATTESTATION',
+    'AUTHENTICATOR_ATTESTATION_MISSING',
+  );
+
+/** `v1Attestation`: the attestation of AuthenticatorParamsV2. */
+const attestationV2 = obj(
+  {
+    credentialId: ceremonyValue(),
+    clientDataJson: ceremonyValue(),
+    attestationObject: ceremonyValue(),
+    transports: authenticatorTransports(),
+  },
+  ['credentialId', 'clientDataJson', 'attestationObject'],
+);
+
+/** AuthenticatorParamsV2: a passkey to register, `{authenticatorName, challenge, attestation}`. */
+export const authenticatorParamsV2 = obj(
+  {
+    authenticatorName: name(),
+    challenge: registrationChallenge(),
+    attestation: withError(
+      attestationV2,
+      'INVALID_ATTESTATION',
+      'AUTHENTICATOR_ATTESTATION_MISSING',
+    ),
+  },
+  ['authenticatorName', 'challenge', 'attestation'],
+);
+
+/**
+ * `v1PublicKeyCredentialWithAttestation`: the attestation of AuthenticatorParams (V1), the
+ * webauthn-json `toJSON()` of a created credential.
+ */
+const publicKeyCredentialWithAttestation = obj(
+  {
+    id: ceremonyValue(),
+    type: enumOf(['public-key'], 'INVALID_ATTESTATION'),
+    rawId: ceremonyValue(),
+    authenticatorAttachment: enumOf(['cross-platform', 'platform'], 'INVALID_ATTESTATION'),
+    response: withError(
+      obj(
+        {
+          clientDataJson: ceremonyValue(),
+          attestationObject: ceremonyValue(),
+          transports: authenticatorTransports(),
+          authenticatorAttachment: enumOf(['cross-platform', 'platform'], 'INVALID_ATTESTATION'),
+        },
+        ['clientDataJson', 'attestationObject'],
+      ),
+      'INVALID_ATTESTATION',
+      'AUTHENTICATOR_ATTESTATION_MISSING',
+    ),
+    clientExtensionResults: obj({
+      appid: bool(),
+      appidExclude: bool(),
+      credProps: obj({ rk: bool() }),
+    }),
+  },
+  ['id', 'type', 'rawId', 'response'],
+);
+
+/** AuthenticatorParams (V1): with the user's id and the credential as webauthn-json gives it. */
+export const authenticatorParamsV1 = obj(
+  {
+    authenticatorName: name(),
+    userId: uuid(),
+    attestation: withError(
+      publicKeyCredentialWithAttestation,
+      'INVALID_ATTESTATION',
+      'AUTHENTICATOR_ATTESTATION_MISSING',
+    ),
+    challenge: registrationChallenge(),
+  },
+  ['authenticatorName', 'userId', 'attestation', 'challenge'],
+);
+
+/**
+ * A passkey to register, of either version, as a handler sees it.
+ * @example
+ * const params: AuthenticatorParams = { authenticatorName: 'laptop', challenge, attestation };
+ */
+export type AuthenticatorParams =
+  | Infer<typeof authenticatorParamsV1>
+  | Infer<typeof authenticatorParamsV2>;
+
+/** At most 10 per user (the spec's hard limit); the handler counts what the user holds. */
+const authenticators = <K>(params: Schema<K>) => arr(params, { maxItems: 10 });
+
 const userTags = () => arr(uuid());
 const email = () => str({ maxLength: 320 });
 
 /** The members every CREATE_USERS version shares, in wire order. */
-const userMembers = <K>(apiKey: Schema<K>) => ({
+const userMembers = <K, A>(apiKey: Schema<K>, authenticator: Schema<A>) => ({
   userName: name(),
   userEmail: email(),
   apiKeys: arr(apiKey, { maxItems: 20 }),
-  authenticators: emptyArr(),
+  authenticators: authenticators(authenticator),
   userTags: userTags(),
 });
 
 /**
- * Users of CREATE_USERS V1 (with accessType) … V4, by version. Authenticators and OAuth
+ * Users of CREATE_USERS V1 (with accessType and V1 authenticators) … V4, by version. OAuth
  * providers must be empty until they are supported.
  */
 export const userParams = {
-  v1: obj({ ...userMembers(apiKeyParamsV1), accessType: enumOf(ACCESS_TYPES) }, ['userName']),
-  v2: obj(userMembers(apiKeyParamsV1), ['userName']),
+  v1: obj(
+    {
+      ...userMembers(apiKeyParamsV1, authenticatorParamsV1),
+      accessType: enumOf(ACCESS_TYPES),
+    },
+    ['userName'],
+  ),
+  v2: obj(userMembers(apiKeyParamsV1, authenticatorParamsV2), ['userName']),
   /** V3 and V4: V2 API keys, a phone number, OAuth providers. */
   v3: obj(
     {
-      ...userMembers(apiKeyParamsV2),
+      ...userMembers(apiKeyParamsV2, authenticatorParamsV2),
       userPhoneNumber: str({ maxLength: 32 }),
       oauthProviders: emptyArr(),
     },
@@ -185,16 +298,16 @@ const rootUserMembers = <K>(apiKey: Schema<K>) => ({
   userName: name(),
   userEmail: email(),
   apiKeys: arr(apiKey, { maxItems: 20 }),
-  authenticators: unsupportedCredentials(),
+  authenticators: authenticators(authenticatorParamsV2),
 });
 
 /**
- * RootUser of CREATE_SUB_ORGANIZATION, by intent version: V2 and V4 take V1 API keys and
- * authenticators; V5 adds oauthProviders; V6 API keys with curveType; V7 and V8 add
- * userPhoneNumber. Authenticators and OAuth providers must be empty until they are supported.
+ * RootUser of CREATE_SUB_ORGANIZATION, by intent version: V2, V3 and V4 take V1 API keys and
+ * V2 authenticators; V5 adds oauthProviders; V6 API keys with curveType; V7 and V8 add
+ * userPhoneNumber. OAuth providers must be empty until they are supported.
  */
 export const rootUserParams = {
-  /** V2 and V4. */
+  /** V2, V3 and V4. */
   v2: obj(rootUserMembers(apiKeyParamsV1), ['userName']),
   v5: obj({ ...rootUserMembers(apiKeyParamsV1), oauthProviders: unsupportedCredentials() }, [
     'userName',

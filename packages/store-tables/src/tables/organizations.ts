@@ -17,6 +17,7 @@ export const ORGANIZATIONS: TableSpec<OrganizationRecord> = {
     name: 'text',
     parentOrganizationId: 'text?',
     rootQuorum: 'json',
+    allowedOrigins: 'text[]?',
     createdAt: 'integer',
     updatedAt: 'integer',
   }),
