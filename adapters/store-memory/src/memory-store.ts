@@ -346,7 +346,11 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
             relation,
             apiKey: clone(apiKey),
             ...(user
-              ? { user: clone(user), userApiKeys: s.apiKeysByUser(org, apiKey.userId).map(clone) }
+              ? {
+                  user: clone(user),
+                  userApiKeys: s.apiKeysByUser(org, apiKey.userId).map(clone),
+                  userAuthenticators: s.authenticatorsByUser(org, apiKey.userId).map(clone),
+                }
               : {}),
           };
         });

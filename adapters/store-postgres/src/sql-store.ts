@@ -108,7 +108,11 @@ const FIND_API_KEY_CREDENTIALS = `
          CASE WHEN u.user_id IS NOT NULL THEN
            (SELECT jsonb_agg(to_jsonb(h) ORDER BY h.created_at, h.seq) FROM api_keys h
              WHERE h.organization_id = f.organization_id AND h.user_id = f.user_id)
-         END AS holder_api_keys
+         END AS holder_api_keys,
+         CASE WHEN u.user_id IS NOT NULL THEN
+           (SELECT jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.seq) FROM authenticators a
+             WHERE a.organization_id = f.organization_id AND a.user_id = f.user_id)
+         END AS holder_authenticators
     FROM found f
     LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
    ORDER BY f.rank`;
@@ -314,6 +318,9 @@ class CredentialRepositoryOver implements CredentialRepository {
       if (r.holder !== null && r.holder !== undefined) {
         credential.user = users.of(r.holder as Row);
         credential.userApiKeys = ((r.holder_api_keys as Row[] | null) ?? []).map(apiKeys.of);
+        credential.userAuthenticators = ((r.holder_authenticators as Row[] | null) ?? []).map(
+          authenticators.of,
+        );
       }
       return credential;
     });

@@ -175,7 +175,8 @@ export async function voteRecordOf(
   const [keys, authenticators] = await Promise.all([
     (principal.apiKey && principal.userApiKeys) ??
       tx.apiKeys.listByUser(organizationId, user.userId),
-    tx.authenticators.listByUser(organizationId, user.userId),
+    (principal.apiKey && principal.userAuthenticators) ??
+      tx.authenticators.listByUser(organizationId, user.userId),
   ]);
   const base = {
     id: ids.uuid(),

@@ -37,6 +37,8 @@ export interface ApiKeyPrincipal {
   stamp: ApiKeyStamp;
   /** Every API key of `user`, when the credential lookup returned them (a vote records them). */
   userApiKeys?: readonly ApiKeyRecord[];
+  /** Every passkey of `user`, when the credential lookup returned them (a vote records them). */
+  userAuthenticators?: readonly AuthenticatorRecord[];
 }
 
 /** Who stamped a request with a passkey. */
@@ -60,6 +62,7 @@ type Found =
       user?: UserRecord;
       apiKey: ApiKeyRecord;
       userApiKeys?: ApiKeyRecord[];
+      userAuthenticators?: AuthenticatorRecord[];
     }
   | { relation: CredentialRelation; user?: UserRecord; authenticator: AuthenticatorRecord };
 
@@ -161,7 +164,7 @@ async function principalOf(
     return passkeyPrincipalOf(tx, organization, credential, stamp);
   }
   if (stamp.kind !== 'api-key') throw new KeyholdError('CREDENTIAL_NOT_FOUND');
-  const { apiKey, user, userApiKeys } = credential;
+  const { apiKey, user, userApiKeys, userAuthenticators } = credential;
   // A key registered for one curve never authenticates a stamp made with another scheme.
   if (apiKey.curve !== stamp.apiKeyCurve) throw new KeyholdError('SIGNATURE_INVALID');
   if (apiKey.expiresAt !== undefined && apiKey.expiresAt <= now) {
@@ -174,6 +177,7 @@ async function principalOf(
     apiKey,
     stamp,
     ...(userApiKeys ? { userApiKeys } : {}),
+    ...(userAuthenticators ? { userAuthenticators } : {}),
   };
 }
 

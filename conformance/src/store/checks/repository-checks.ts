@@ -236,12 +236,14 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
             includeChildren,
           }),
         );
-      // With its user come all of that user's keys, in creation order.
+      // With its user come all of that user's keys and passkeys (none here), in creation order.
       const userApiKeys = (org: string) => (org === P ? [keys.get(P), expired] : [keys.get(org)]);
       const of = (relation: string, org: string, withUser = true) => ({
         relation,
         apiKey: keys.get(org),
-        ...(withUser ? { user: users.get(org), userApiKeys: userApiKeys(org) } : {}),
+        ...(withUser
+          ? { user: users.get(org), userApiKeys: userApiKeys(org), userAuthenticators: [] }
+          : {}),
       });
 
       // The organization's own key comes first, then its parent's.
@@ -275,7 +277,13 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
           }),
         ),
       ).toEqual([
-        { relation: 'self', apiKey: expired, user: users.get(P), userApiKeys: userApiKeys(P) },
+        {
+          relation: 'self',
+          apiKey: expired,
+          user: users.get(P),
+          userApiKeys: userApiKeys(P),
+          userAuthenticators: [],
+        },
       ]);
       // An unknown key, or a scope that holds none of it, finds nothing.
       expect(

@@ -140,6 +140,8 @@ export interface ApiKeyCredential {
    * the same lookup so authenticating and voting cost one round trip; absent with `user`.
    */
   userApiKeys?: ApiKeyRecord[];
+  /** Every passkey of that user, in creation order, read in the same lookup; absent with `user`. */
+  userAuthenticators?: AuthenticatorRecord[];
 }
 
 /** One passkey that holds the looked-up credential id, with the user it belongs to. */
