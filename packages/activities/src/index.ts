@@ -31,6 +31,16 @@ export {
 export { Clock, systemClock } from './ports/clock.js';
 export { Ids, randomIds } from './ports/ids.js';
 export {
+  type EmailMessage,
+  Notifier,
+  NotifierChannelUnsupportedError,
+  type NotifierMessage,
+  NotifierUnavailableError,
+  noNotifier,
+  notifierByChannel,
+  type SmsMessage,
+} from './ports/notifier.js';
+export {
   type RateLimitDecision,
   RateLimiter,
   RateLimiterUnavailableError,
