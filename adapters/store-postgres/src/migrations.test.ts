@@ -42,6 +42,7 @@ describe('loadMigrations', () => {
       [6, 'credential_lookup'],
       [7, 'webhook_endpoint_health'],
       [9, 'api_key_credential_type'],
+      [10, 'otps'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

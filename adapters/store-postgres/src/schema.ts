@@ -32,6 +32,7 @@ const TABLE_VERSIONS = {
   policy_evaluations: 2,
   webhook_endpoints: 4,
   webhook_deliveries: 4,
+  otps: 10,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

@@ -71,6 +71,7 @@ const privateKeyTagByName = privateKeyTags.finder(['organizationId', 'tagName'])
 const policyEvaluations = new SqlTable(STORE_TABLES.policyEvaluations);
 const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 'activityId']);
 const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
+const otps = new SqlTable(STORE_TABLES.otps);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -170,6 +171,7 @@ class OrganizationRepositoryOver
       'user_tags',
       'private_key_tags',
       'webhook_endpoints',
+      'otps',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -413,6 +415,7 @@ function transactionOver(db: SqlClient): StoreTransaction {
     policyEvaluations: new PolicyEvaluationRepositoryOver(db),
     webhookEndpoints: new SqlRepository(webhookEndpoints, db),
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
+    otps: new SqlRepository(otps, db),
   };
 }
 

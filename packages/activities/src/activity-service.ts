@@ -60,9 +60,11 @@ import type {
   ActivityHandler,
   PrecheckSettings,
 } from './handlers/activity-handler.js';
+import { ExecutionRefusal } from './handlers/execution-refusal.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
+import { type Notifier, noNotifier } from './ports/notifier.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
@@ -109,6 +111,13 @@ export interface ActivityServiceDeps {
   signer?: BundleSigner;
   /** Signs session JWTs. Default: a random key (sessions verify only while the process runs). */
   notarizer?: SessionNotarizer;
+  /**
+   * The TLS-fetcher key: signs OTP target bundles and verification tokens. Default: a random
+   * key (tokens verify only while the process runs).
+   */
+  tlsFetcher?: BundleSigner;
+  /** Sends one-time codes. Default: none (INIT_OTP answers that no transport is configured). */
+  notifier?: Notifier;
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -215,11 +224,15 @@ export class ActivityService {
 
   private readonly signer: BundleSigner;
   private readonly notarizer: SessionNotarizer;
+  private readonly tlsFetcher: BundleSigner;
+  private readonly notifier: Notifier;
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
     this.signer = deps.signer ?? { privateKey: p256.utils.randomSecretKey() };
     this.notarizer = deps.notarizer ?? softwareNotarizer(p256.utils.randomSecretKey());
+    this.tlsFetcher = deps.tlsFetcher ?? { privateKey: p256.utils.randomSecretKey() };
+    this.notifier = deps.notifier ?? noNotifier('no notifier configured');
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -292,10 +305,17 @@ export class ActivityService {
           now,
         );
         record.votes.push(vote);
+        // A parent's user running a PARENT_RUN_KINDS activity in a sub-organization is
+        // decided by the parent's root quorum and policies: the sub-organization has none
+        // for them, and the end user's token or mailbox is what the handler checks.
+        const deciding =
+          principal.organizationId === organization.organizationId
+            ? organization
+            : await requireOrganization(tx, principal.organizationId);
         const decision = await decide(
           tx,
           {
-            organization,
+            organization: deciding,
             definition: s.definition,
             parameters: record.parameters,
             votes: record.votes,
@@ -323,6 +343,10 @@ export class ActivityService {
       return activity;
     } catch (error) {
       if (error instanceof ExecutionFailed) return this.storeFailed(error);
+      if (error instanceof ExecutionRefusal) {
+        if (error.persist) await this.deps.store.transaction(error.persist);
+        throw error.error;
+      }
       if (error instanceof StoreConflictError && error.constraint === 'activity_fingerprint') {
         return this.existing(s.fingerprint);
       }
@@ -506,6 +530,8 @@ export class ActivityService {
         work: this.workPool,
         signer: this.signer,
         notarizer: this.notarizer,
+        tlsFetcher: this.tlsFetcher,
+        notifier: this.notifier,
         ids: this.deps.ids,
         now,
         activityId: record.id,
@@ -516,8 +542,12 @@ export class ActivityService {
       record.status = 'ACTIVITY_STATUS_COMPLETED';
       record.updatedAt = now;
     } catch (error) {
-      if (isKeyholdError(error)) {
-        throw new ExecutionFailed(record, error, failure.evaluation, failure.vote);
+      // A refusal refuses the submission that runs the activity; an activity run by a vote
+      // has been stored already, so there it fails like any other error.
+      if (error instanceof ExecutionRefusal && !failure.vote) throw error;
+      const cause = error instanceof ExecutionRefusal ? error.error : error;
+      if (isKeyholdError(cause)) {
+        throw new ExecutionFailed(record, cause, failure.evaluation, failure.vote);
       }
       throw error;
     }

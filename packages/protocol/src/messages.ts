@@ -295,6 +295,73 @@ export const Messages = {
     'more than one suborg associated with a public key',
   ),
 
+  // One-time codes (INIT_OTP, VERIFY_OTP, OTP_LOGIN). "Invalid OTP code" and "Max number of
+  // OTPs have been initiated" are the texts `@turnkey/core` matches.
+  INVALID_OTP_LENGTH: e(
+    INVALID_ARGUMENT,
+    'INVALID_OTP_LENGTH',
+    'invalid OTP length: must be between 6 and 9',
+  ),
+  INVALID_OTP_EXPIRATION: e(
+    INVALID_ARGUMENT,
+    'INVALID_OTP_EXPIRATION',
+    'invalid OTP expiration: must be between 1 and 600 seconds',
+  ),
+  INVALID_VERIFICATION_TOKEN_EXPIRATION: e(
+    INVALID_ARGUMENT,
+    'INVALID_VERIFICATION_TOKEN_EXPIRATION',
+    'invalid verification token expiration: must be between 1 and 86400 seconds',
+  ),
+  INVALID_CONTACT: e(INVALID_ARGUMENT, 'INVALID_CONTACT', 'invalid contact'),
+  TEMPLATE_VARIABLES_INVALID: e(
+    INVALID_ARGUMENT,
+    'INVALID_TEMPLATE_VARIABLES',
+    'failed to unmarshal template variables',
+  ),
+  MAX_OTPS_INITIATED: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'MAX_OTPS_INITIATED',
+    'Max number of OTPs have been initiated',
+  ),
+  OTP_NOT_FOUND: e(NOT_FOUND, 'OTP_NOT_FOUND', 'OTP not found'),
+  INVALID_OTP_CODE: e(INVALID_ARGUMENT, 'INVALID_OTP_CODE', 'Invalid OTP code'),
+  OTP_EXPIRED: e(StatusCode.FAILED_PRECONDITION, 'OTP_EXPIRED', 'OTP has expired'),
+  OTP_ALREADY_USED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'OTP_ALREADY_USED',
+    'OTP has already been used',
+  ),
+  OTP_LOCKED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'OTP_LOCKED',
+    'OTP locked after too many failed attempts',
+  ),
+  INVALID_VERIFICATION_TOKEN: e(
+    INVALID_ARGUMENT,
+    'INVALID_VERIFICATION_TOKEN',
+    'invalid verification token',
+  ),
+  VERIFICATION_TOKEN_EXPIRED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'VERIFICATION_TOKEN_EXPIRED',
+    'verification token has expired',
+  ),
+  VERIFICATION_TOKEN_ALREADY_USED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'VERIFICATION_TOKEN_ALREADY_USED',
+    'verification token has already been used',
+  ),
+  INVALID_CLIENT_SIGNATURE: e(
+    INVALID_ARGUMENT,
+    'INVALID_CLIENT_SIGNATURE',
+    'invalid client signature',
+  ),
+  NOTIFIER_NOT_CONFIGURED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'NOTIFIER_NOT_CONFIGURED',
+    'no transport configured for this channel: the server cannot send email or SMS',
+  ),
+
   // Server
   INTERNAL: e(INTERNAL, 'INTERNAL', 'internal server error'),
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'UNAVAILABLE', 'service unavailable'),

@@ -41,4 +41,11 @@ export {
 } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
 export { type RunningServer, type ServeOptions, startServer } from './serve.js';
-export { deriveNotarizer, Notarizer, SignerKey, signerKeyFrom } from './signer-key.js';
+export {
+  deriveNotarizer,
+  deriveTlsFetcherKey,
+  Notarizer,
+  SignerKey,
+  signerKeyFrom,
+  TlsFetcherKey,
+} from './signer-key.js';

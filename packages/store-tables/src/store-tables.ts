@@ -8,6 +8,7 @@ import type { TableSpec } from './table-spec.js';
 import { ACTIVITIES } from './tables/activities.js';
 import { API_KEYS } from './tables/api-keys.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
+import { OTPS } from './tables/otps.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 import { PRIVATE_KEYS } from './tables/private-keys.js';
@@ -38,6 +39,7 @@ export const STORE_TABLES = {
   policyEvaluations: POLICY_EVALUATIONS,
   webhookEndpoints: WEBHOOK_ENDPOINTS,
   webhookDeliveries: WEBHOOK_DELIVERIES,
+  otps: OTPS,
 } as const;
 
 /**

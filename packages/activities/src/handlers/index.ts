@@ -22,6 +22,7 @@ import {
   disablePrivateKeyHandler,
 } from './lifecycle.js';
 import { updateOrganizationNameHandler, updateRootQuorumHandler } from './organization.js';
+import { initOtpHandler, otpLoginHandler, verifyOtpHandler } from './otp.js';
 import {
   createPoliciesHandler,
   createPolicyHandler,
@@ -123,6 +124,9 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   STAMP_LOGIN: stampLoginHandler,
   CREATE_READ_WRITE_SESSION: createReadWriteSessionHandler,
   CREATE_READ_ONLY_SESSION: createReadOnlySessionHandler,
+  INIT_OTP: initOtpHandler,
+  VERIFY_OTP: verifyOtpHandler,
+  OTP_LOGIN: otpLoginHandler,
 };
 
 /**
