@@ -311,6 +311,10 @@ export interface ActivityResults {
   ACTIVITY_TYPE_VERIFY_OTP_V2: { verificationToken: string };
   ACTIVITY_TYPE_OTP_LOGIN: { session: string };
   ACTIVITY_TYPE_OTP_LOGIN_V2: { session: string };
+  ACTIVITY_TYPE_INIT_OTP_AUTH: { otpId: string };
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V2: { otpId: string };
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V3: { otpId: string };
+  ACTIVITY_TYPE_OTP_AUTH: { userId: string; apiKeyId: string; credentialBundle: string };
 }
 
 /**

@@ -15,8 +15,10 @@ import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import {
+  decryptCredentialBundle,
   encryptOtpCodeToBundle,
   generateP256KeyPair,
+  getPublicKey,
   verifyOtpVerificationToken,
   verifySessionJwtSignature,
 } from '@turnkey/crypto';
@@ -473,5 +475,61 @@ describe('one-time codes by email through SMTP', () => {
     } finally {
       await down.server.close();
     }
+  });
+
+  it('INIT_OTP_AUTH → mail → OTP_AUTH (legacy, by the parent for the sub-organization): an API key in a credential bundle', async () => {
+    const target = generateP256KeyPair();
+    const sent = mailbox.received.length;
+    const { otpId } = await kh.client.initOtpAuth({
+      organizationId: subOrgId,
+      otpType: 'OTP_TYPE_EMAIL',
+      contact: email,
+      appName: 'Acme Legacy',
+    });
+    expect(mailbox.received).toHaveLength(sent + 1);
+    expect(mailbox.received.at(-1)!.raw).toContain('Subject: Sign in to Acme Legacy');
+    const wrong = await rejection(
+      kh.client.otpAuth({
+        organizationId: subOrgId,
+        otpId,
+        otpCode: 'WRONG0000',
+        targetPublicKey: target.publicKeyUncompressed,
+      }),
+    );
+    expect(wrong.message).toContain('Invalid OTP code');
+    const { userId, apiKeyId, credentialBundle } = await kh.client.otpAuth({
+      organizationId: subOrgId,
+      otpId,
+      otpCode: codeSentTo(mailbox, email),
+      targetPublicKey: target.publicKeyUncompressed,
+    });
+    expect(userId).toBe(endUserId);
+    const privateKey = decryptCredentialBundle(credentialBundle!, target.privateKey);
+    const key = { privateKey, publicKey: bytesToHex(getPublicKey(privateKey, true)) };
+    const asKey = sdkClient(kh.server.url, subOrgId, key);
+    expect((await asKey.getWhoami({})).userId).toBe(endUserId);
+    const { apiKey } = await asKey.getApiKey({ apiKeyId: apiKeyId! });
+    expect(apiKey.credential.type).toBe('CREDENTIAL_TYPE_OTP_AUTH_KEY_P256');
+  });
+
+  it('INIT_OTP_AUTH answers alike for a contact no user has, and sends nothing', async () => {
+    const sent = mailbox.received.length;
+    const { otpId } = await kh.client.initOtpAuth({
+      organizationId: subOrgId,
+      otpType: 'OTP_TYPE_EMAIL',
+      contact: 'stranger@example.com',
+      appName: 'Acme',
+    });
+    expect(otpId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(mailbox.received).toHaveLength(sent);
+    const refused = await rejection(
+      kh.client.otpAuth({
+        organizationId: subOrgId,
+        otpId,
+        otpCode: '000000000',
+        targetPublicKey: generateP256KeyPair().publicKeyUncompressed,
+      }),
+    );
+    expect(refused.message).toContain('Invalid OTP code');
   });
 });

@@ -22,7 +22,13 @@ import {
   disablePrivateKeyHandler,
 } from './lifecycle.js';
 import { updateOrganizationNameHandler, updateRootQuorumHandler } from './organization.js';
-import { initOtpHandler, otpLoginHandler, verifyOtpHandler } from './otp.js';
+import {
+  initOtpAuthHandler,
+  initOtpHandler,
+  otpAuthHandler,
+  otpLoginHandler,
+  verifyOtpHandler,
+} from './otp.js';
 import {
   createPoliciesHandler,
   createPolicyHandler,
@@ -127,6 +133,8 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   INIT_OTP: initOtpHandler,
   VERIFY_OTP: verifyOtpHandler,
   OTP_LOGIN: otpLoginHandler,
+  INIT_OTP_AUTH: initOtpAuthHandler,
+  OTP_AUTH: otpAuthHandler,
 };
 
 /**

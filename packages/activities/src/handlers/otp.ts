@@ -1,7 +1,8 @@
 /**
  * INIT_OTP (V1–V3), VERIFY_OTP (V1, V2) and OTP_LOGIN (V1, V2): a one-time code by email or
  * SMS, verified into a verification token (wire-compat §4) that a backend exchanges for a
- * session (wire-compat §1.4, §4).
+ * session (wire-compat §1.4, §4). INIT_OTP_AUTH (V1–V3) and OTP_AUTH, the legacy pair: the code
+ * of a user of the organization buys an API key in a credential bundle (wire-compat §3.4).
  *
  * - INIT_OTP sends a code through the Notifier and stores only its MAC. It never looks at the
  *   organization's users, so its answer says nothing about whether a contact belongs to one.
@@ -20,6 +21,7 @@
  * @module
  */
 import {
+  createCredentialBundle,
   createOtpTargetBundle,
   createOtpVerificationToken,
   createSessionJwt,
@@ -29,7 +31,7 @@ import {
 import { KeyholdError } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { normalizeApiPublicKey } from '../api-key-public-key.js';
 import { NotifierChannelUnsupportedError, NotifierUnavailableError } from '../ports/notifier.js';
 import type { OtpRecord, UserRecord } from '../records.js';
@@ -59,72 +61,106 @@ export const OTPS_PER_CONTACT = 3;
 /** Codes one organization may send per window. */
 export const OTPS_PER_ORGANIZATION = 300;
 
-export const initOtpHandler: HandlerOf<'INIT_OTP'> = refusingHandler({
-  precheck(p) {
-    otpLength(p.otpLength);
-    boundedSeconds(
-      p.expirationSeconds,
-      DEFAULT_OTP_SECONDS,
-      MAX_OTP_SECONDS,
-      'INVALID_OTP_EXPIRATION',
-    );
-    normalizeContact(p.otpType, p.contact);
-    parseTemplateVariables(p.emailCustomization?.templateVariables);
-  },
-  async execute(ctx, p) {
-    const orgId = ctx.organization.organizationId;
-    const contact = normalizeContact(p.otpType, p.contact);
-    const seconds = boundedSeconds(
-      p.expirationSeconds,
-      DEFAULT_OTP_SECONDS,
-      MAX_OTP_SECONDS,
-      'INVALID_OTP_EXPIRATION',
-    );
-    await enforceSendLimits(ctx, contact);
-    const otpId = ctx.ids.uuid();
-    const code = generateOtpCode(otpLength(p.otpLength), p.alphanumeric ?? true);
-    const record: OtpRecord = {
-      organizationId: orgId,
-      otpId,
-      otpType: p.otpType,
-      contact,
-      codeMac: otpCodeMac(otpMacKey(ctx.tlsFetcher.privateKey), otpId, code),
-      attempts: 0,
-      expiresAt: ctx.now + seconds * 1000,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    };
-    await ctx.tx.otps.insert(record);
-    const message = renderOtpMessage({
-      ...p,
-      appName: 'appName' in p ? p.appName : undefined,
-      contact: p.contact.trim(),
-      code,
-      expiresInSeconds: seconds,
-    });
-    // Sent inside the transaction: a transport that fails refuses the request and the OTP
-    // is not stored. A commit that fails after the send leaves a code nobody can use.
-    try {
-      await ctx.notifier.send(message);
-    } catch (error) {
-      if (error instanceof NotifierUnavailableError) {
-        throw new KeyholdError('UNAVAILABLE', {
-          reason: 'the mail or SMS transport is unreachable',
-        });
-      }
-      if (error instanceof NotifierChannelUnsupportedError) {
-        throw new KeyholdError('NOTIFIER_NOT_CONFIGURED', {
-          channel: error.channel,
-          reason: error.reason,
-        });
-      }
-      throw error;
+/** What INIT_OTP and INIT_OTP_AUTH (every version) take. */
+type InitOtpParameters = Parameters<HandlerOf<'INIT_OTP'>['execute']>[1];
+
+function precheckInit(p: InitOtpParameters): void {
+  otpLength('otpLength' in p ? p.otpLength : undefined);
+  boundedSeconds(
+    'expirationSeconds' in p ? p.expirationSeconds : undefined,
+    DEFAULT_OTP_SECONDS,
+    MAX_OTP_SECONDS,
+    'INVALID_OTP_EXPIRATION',
+  );
+  normalizeContact(p.otpType, p.contact);
+  parseTemplateVariables(p.emailCustomization?.templateVariables);
+}
+
+/**
+ * Makes, stores and (when `deliver`) sends a code; answers the OTP's id. Not delivering still
+ * stores the OTP, so the answer is the same whether or not anyone receives the code.
+ */
+async function sendOtp(
+  ctx: ActivityContext,
+  p: InitOtpParameters,
+  deliver = true,
+): Promise<string> {
+  const orgId = ctx.organization.organizationId;
+  const contact = normalizeContact(p.otpType, p.contact);
+  const seconds = boundedSeconds(
+    'expirationSeconds' in p ? p.expirationSeconds : undefined,
+    DEFAULT_OTP_SECONDS,
+    MAX_OTP_SECONDS,
+    'INVALID_OTP_EXPIRATION',
+  );
+  await enforceSendLimits(ctx, contact);
+  const otpId = ctx.ids.uuid();
+  const code = generateOtpCode(
+    otpLength('otpLength' in p ? p.otpLength : undefined),
+    ('alphanumeric' in p ? p.alphanumeric : undefined) ?? true,
+  );
+  const record: OtpRecord = {
+    organizationId: orgId,
+    otpId,
+    otpType: p.otpType,
+    contact,
+    codeMac: otpCodeMac(otpMacKey(ctx.tlsFetcher.privateKey), otpId, code),
+    attempts: 0,
+    expiresAt: ctx.now + seconds * 1000,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  };
+  await ctx.tx.otps.insert(record);
+  if (!deliver) return otpId;
+  const message = renderOtpMessage({
+    ...p,
+    appName: 'appName' in p ? p.appName : undefined,
+    contact: p.contact.trim(),
+    code,
+    expiresInSeconds: seconds,
+  });
+  // Sent inside the transaction: a transport that fails refuses the request and the OTP
+  // is not stored. A commit that fails after the send leaves a code nobody can use.
+  try {
+    await ctx.notifier.send(message);
+  } catch (error) {
+    if (error instanceof NotifierUnavailableError) {
+      throw new KeyholdError('UNAVAILABLE', { reason: 'the mail or SMS transport is unreachable' });
     }
+    if (error instanceof NotifierChannelUnsupportedError) {
+      throw new KeyholdError('NOTIFIER_NOT_CONFIGURED', {
+        channel: error.channel,
+        reason: error.reason,
+      });
+    }
+    throw error;
+  }
+  return otpId;
+}
+
+export const initOtpHandler: HandlerOf<'INIT_OTP'> = refusingHandler({
+  precheck: precheckInit,
+  async execute(ctx, p) {
+    const otpId = await sendOtp(ctx, p);
     if (ctx.definition.version === 1) return { otpId };
     return {
       otpId,
       otpEncryptionTargetBundle: createOtpTargetBundle({ otpId, signer: ctx.tlsFetcher }),
     };
+  },
+});
+
+/**
+ * INIT_OTP_AUTH: a code for a user of the organization (run by the parent's backend for a
+ * sub-organization, see PARENT_RUN_KINDS). A contact no user has gets no message, and the same
+ * answer.
+ */
+export const initOtpAuthHandler: HandlerOf<'INIT_OTP_AUTH'> = refusingHandler({
+  precheck: precheckInit,
+  async execute(ctx, p) {
+    const contact = normalizeContact(p.otpType, p.contact);
+    const user = await findUserWithContact(ctx, p.otpType, contact);
+    return { otpId: await sendOtp(ctx, p, user !== undefined) };
   },
 });
 
@@ -164,18 +200,8 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
   },
   async execute(ctx, p) {
     const orgId = ctx.organization.organizationId;
-    const refuse = (error: KeyholdError, countAttempt = false): never => {
-      throw new ExecutionRefusal(
-        error,
-        countAttempt ? countWrongAttempt(orgId, p.otpId) : undefined,
-      );
-    };
-    const otp = await ctx.tx.otps.getForUpdate(orgId, p.otpId.toLowerCase());
-    if (!otp) return refuse(new KeyholdError('OTP_NOT_FOUND'));
-    if (otp.verifiedAt !== undefined) refuse(new KeyholdError('OTP_ALREADY_USED'));
-    if (otp.attempts >= MAX_OTP_ATTEMPTS) refuse(new KeyholdError('OTP_LOCKED'));
-    if (otp.expiresAt <= ctx.now) refuse(new KeyholdError('OTP_EXPIRED'));
-
+    const refuse = refuser(orgId, p.otpId);
+    const otp = await usableOtp(ctx, p.otpId, refuse);
     let code: string;
     let publicKey: string | undefined;
     if ('encryptedOtpBundle' in p) {
@@ -193,9 +219,7 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
       code = p.otpCode;
       publicKey = p.publicKey;
     }
-    if (!otpCodeMatches(otpMacKey(ctx.tlsFetcher.privateKey), otp.otpId, code, otp.codeMac)) {
-      refuse(new KeyholdError('INVALID_OTP_CODE'), true);
-    }
+    checkCode(ctx, otp, code, refuse);
     let boundKey = '';
     if (publicKey !== undefined) {
       try {
@@ -226,6 +250,88 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
     return { verificationToken };
   },
 };
+
+/**
+ * OTP_AUTH (legacy): the code of an INIT_OTP_AUTH buys its user an API key
+ * (CREDENTIAL_TYPE_OTP_AUTH_KEY_P256, 900 s by default) whose private key is handed over in a
+ * credential bundle encrypted to `targetPublicKey`, as CREATE_READ_WRITE_SESSION does.
+ */
+export const otpAuthHandler: HandlerOf<'OTP_AUTH'> = {
+  precheck(p) {
+    sessionSeconds(p.expirationSeconds);
+    normalizeTargetKey(p.targetPublicKey);
+  },
+  async execute(ctx, p) {
+    const refuse = refuser(ctx.organization.organizationId, p.otpId);
+    const otp = await usableOtp(ctx, p.otpId, refuse);
+    checkCode(ctx, otp, p.otpCode, refuse);
+    await ctx.tx.otps.update({ ...otp, verifiedAt: ctx.now, updatedAt: ctx.now });
+    const user = await findUserWithContact(ctx, otp.otpType, otp.contact);
+    // The code was right but no user has the contact: as wrong as a wrong code to the caller.
+    if (!user) return refuse(new KeyholdError('INVALID_OTP_CODE'));
+    const privateKey = p256.utils.randomSecretKey();
+    try {
+      const key = await addSessionKey(ctx, user, {
+        publicKey: bytesToHex(p256.getPublicKey(privateKey, true)),
+        credentialType: 'CREDENTIAL_TYPE_OTP_AUTH_KEY_P256',
+        apiKeyName: p.apiKeyName ?? `OTP Auth - ${ctx.now}`,
+        seconds: sessionSeconds(p.expirationSeconds),
+        invalidateExisting: p.invalidateExisting ?? false,
+      });
+      const credentialBundle = await createCredentialBundle({
+        plaintext: privateKey,
+        targetPublicKey: p.targetPublicKey,
+      });
+      return { userId: user.userId, apiKeyId: key.apiKeyId, credentialBundle };
+    } finally {
+      privateKey.fill(0);
+    }
+  },
+};
+
+/** How a code check refuses: a refusal, counting a wrong attempt when asked. */
+type Refuse = (error: KeyholdError, countAttempt?: boolean) => never;
+
+function refuser(organizationId: string, otpId: string): Refuse {
+  return (error, countAttempt = false) => {
+    throw new ExecutionRefusal(
+      error,
+      countAttempt ? countWrongAttempt(organizationId, otpId) : undefined,
+    );
+  };
+}
+
+/** The OTP, if it may still be tried: known, unused, not burned, not expired. */
+async function usableOtp(ctx: ActivityContext, otpId: string, refuse: Refuse): Promise<OtpRecord> {
+  const otp = await ctx.tx.otps.getForUpdate(ctx.organization.organizationId, otpId.toLowerCase());
+  if (!otp) return refuse(new KeyholdError('OTP_NOT_FOUND'));
+  if (otp.verifiedAt !== undefined) refuse(new KeyholdError('OTP_ALREADY_USED'));
+  if (otp.attempts >= MAX_OTP_ATTEMPTS) refuse(new KeyholdError('OTP_LOCKED'));
+  if (otp.expiresAt <= ctx.now) refuse(new KeyholdError('OTP_EXPIRED'));
+  return otp;
+}
+
+/** Refuses a wrong code, counting the attempt. */
+function checkCode(ctx: ActivityContext, otp: OtpRecord, code: string, refuse: Refuse): void {
+  if (!otpCodeMatches(otpMacKey(ctx.tlsFetcher.privateKey), otp.otpId, code, otp.codeMac)) {
+    refuse(new KeyholdError('INVALID_OTP_CODE'), true);
+  }
+}
+
+/**
+ * A P-256 key a credential bundle can be encrypted to.
+ * @throws KeyholdError INVALID_PUBLIC_KEY
+ */
+function normalizeTargetKey(targetPublicKey: string): void {
+  try {
+    p256.Point.fromHex(targetPublicKey.replace(/^0x/, '')).assertValidity();
+  } catch {
+    throw new KeyholdError('INVALID_PUBLIC_KEY', {
+      field: 'targetPublicKey',
+      reason: 'expected a P-256 public key as hex (compressed or uncompressed)',
+    });
+  }
+}
 
 /** The write that counts a wrong code, in a transaction of its own. */
 function countWrongAttempt(organizationId: string, otpId: string) {
@@ -266,7 +372,8 @@ export const otpLoginHandler: HandlerOf<'OTP_LOGIN'> = refusingHandler({
     }
     if (otp.tokenUsedAt !== undefined) throw new KeyholdError('VERIFICATION_TOKEN_ALREADY_USED');
     await ctx.tx.otps.update({ ...otp, tokenUsedAt: ctx.now, updatedAt: ctx.now });
-    const user = await userWithContact(ctx, claims.verificationType, claims.contact);
+    const user = await findUserWithContact(ctx, claims.verificationType, claims.contact);
+    if (!user) throw new KeyholdError('USER_NOT_FOUND', { reason: 'no user with this contact' });
     const key = await addSessionKey(ctx, user, {
       publicKey,
       credentialType: 'CREDENTIAL_TYPE_LOGIN',
@@ -331,18 +438,16 @@ function checkClientSignature(
   if (!valid) throw invalid('the signature does not verify');
 }
 
-/** The organization's user with this email address or phone number. */
-async function userWithContact(
+/** The organization's user with this email address or phone number (normalized), if any. */
+async function findUserWithContact(
   ctx: ActivityContext,
-  verificationType: string,
+  otpType: string,
   contact: string,
-): Promise<UserRecord> {
+): Promise<UserRecord | undefined> {
   const users = await ctx.tx.users.list(ctx.organization.organizationId);
-  const user = users.find((u) =>
-    verificationType === 'OTP_TYPE_EMAIL'
+  return users.find((u) =>
+    otpType === 'OTP_TYPE_EMAIL'
       ? u.userEmail?.toLowerCase() === contact
       : u.userPhoneNumber !== undefined && u.userPhoneNumber.replace(/[\s().-]/g, '') === contact,
   );
-  if (!user) throw new KeyholdError('USER_NOT_FOUND', { reason: 'no user with this contact' });
-  return user;
 }

@@ -154,6 +154,14 @@ const initOtpProperties = {
   expirationSeconds: withError(str({ pattern: '^[0-9]{1,12}$' }), 'INVALID_OTP_EXPIRATION'),
 };
 
+/** INIT_OTP_AUTH V1's parameters: INIT_OTP's without length, alphabet and expiry. */
+const {
+  otpLength: _length,
+  alphanumeric: _alphanumeric,
+  expirationSeconds: _expiry,
+  ...initOtpAuthV1Properties
+} = initOtpProperties;
+
 /** OTP_LOGIN's parameters (V1: the client signature is optional). */
 const otpLoginProperties = {
   verificationToken: withError(
@@ -441,6 +449,35 @@ export const INTENT_SCHEMAS = {
   ACTIVITY_TYPE_INIT_OTP_V3: obj(
     { ...initOtpProperties, appName: str({ minLength: 1, maxLength: 256 }) },
     ['otpType', 'contact', 'appName'],
+  ),
+  // INIT_OTP_AUTH V1 has neither length nor alphabet; V2 adds them; V3 is INIT_OTP V3's.
+  ACTIVITY_TYPE_INIT_OTP_AUTH: obj(initOtpAuthV1Properties, ['otpType', 'contact']),
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V2: obj(
+    {
+      ...initOtpAuthV1Properties,
+      otpLength: initOtpProperties.otpLength,
+      alphanumeric: initOtpProperties.alphanumeric,
+    },
+    ['otpType', 'contact'],
+  ),
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V3: obj(
+    { ...initOtpProperties, appName: str({ minLength: 1, maxLength: 256 }) },
+    ['otpType', 'contact', 'appName'],
+  ),
+  ACTIVITY_TYPE_OTP_AUTH: obj(
+    {
+      otpId: withError(uuid(), 'OTP_NOT_FOUND'),
+      otpCode: withError(
+        str({ minLength: 1, maxLength: 64 }),
+        'INVALID_OTP_CODE',
+        'INVALID_OTP_CODE',
+      ),
+      targetPublicKey: targetPublicKey(),
+      apiKeyName: name(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+    },
+    ['otpId', 'otpCode', 'targetPublicKey'],
   ),
   ACTIVITY_TYPE_VERIFY_OTP: obj(
     {
