@@ -268,9 +268,13 @@ export class ActivityService {
   private async create(s: ParsedSubmission, handler: ActivityHandler): Promise<Activity> {
     const now = this.deps.clock.now();
     const effects: AfterCommitEffect[] = [];
+    // A refusal that keeps the handler's writes (see ExecutionRefusal): the transaction commits
+    // them, without the activity, and the request is refused after the commit.
+    let refusal: ExecutionRefusal | undefined;
     try {
       const activity = await this.deps.store.transaction(async (tx) => {
         effects.length = 0; // a store that retries the callback starts the effects over
+        refusal = undefined;
         const named = await requireOrganization(tx, s.organizationId);
         // A login may name the parent of the sub-organization it runs in (see submitter.ts).
         const { organization, principal } = await findSubmitter(
@@ -327,10 +331,16 @@ export class ActivityService {
         }
         const evaluation = this.evaluationOf(record, vote, decision, now);
         if (decision.outcome === 'ALLOW') {
-          await this.execute(tx, handler, record, organization, principal, s.definition, now, {
-            evaluation,
-            effects,
-          });
+          try {
+            await this.execute(tx, handler, record, organization, principal, s.definition, now, {
+              evaluation,
+              effects,
+            });
+          } catch (error) {
+            if (!(error instanceof ExecutionRefusal && error.commitWrites)) throw error;
+            refusal = error;
+            return undefined;
+          }
         } else {
           record.status = CONSENSUS_NEEDED;
         }
@@ -339,14 +349,12 @@ export class ActivityService {
         await enqueueActivityUpdate(tx, this.deps.ids, record, now, organization);
         return activityView(record);
       });
+      if (activity === undefined) throw (refusal as ExecutionRefusal).error;
       await this.runEffects(effects);
       return activity;
     } catch (error) {
       if (error instanceof ExecutionFailed) return this.storeFailed(error);
-      if (error instanceof ExecutionRefusal) {
-        if (error.persist) await this.deps.store.transaction(error.persist);
-        throw error.error;
-      }
+      if (error instanceof ExecutionRefusal) throw error.error;
       if (error instanceof StoreConflictError && error.constraint === 'activity_fingerprint') {
         return this.existing(s.fingerprint);
       }

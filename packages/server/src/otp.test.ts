@@ -6,7 +6,8 @@
  * parent's key, for the sub-organization), and the session verifies under the
  * `notarizerPublicKey`. Refusals (a wrong, expired, reused or burned code, a token for another
  * key or organization, a client signature over another message, an unreachable mail server)
- * are Status bodies with the catalogue's message and leave nothing stored.
+ * are Status bodies with the catalogue's message and leave nothing stored. Run on memory and
+ * on embedded PGlite.
  */
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@keyhold/activities';
@@ -24,6 +25,7 @@ import {
 } from '@turnkey/crypto';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
   rejection,
   sdkClient,
@@ -106,10 +108,12 @@ function clientSignatureFor(key: { privateKey: string; publicKey: string }, mess
 const loginMessage = (publicKey: string, tokenId: string) =>
   JSON.stringify({ login: { publicKey }, tokenId, type: 'USAGE_TYPE_LOGIN' });
 
+afterAll(closeStoreTargets);
+
 const tokenIdOf = (token: string) =>
   JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).id as string;
 
-describe('one-time codes by email through SMTP', () => {
+describe.each(STORE_TARGETS)('one-time codes by email through SMTP on %s', (_, openStore) => {
   let kh: TurnkeyServer;
   let mailbox: Awaited<ReturnType<typeof startMailbox>>;
   const clock = movableClock();
@@ -121,6 +125,7 @@ describe('one-time codes by email through SMTP', () => {
   beforeAll(async () => {
     mailbox = await startMailbox();
     kh = await startTurnkeyServer({
+      ...(await openStore()),
       clock,
       notifier: smtpNotifier({ url: mailbox.url, from: 'login@keyhold.test', timeoutMs: 2000 }),
     });
@@ -302,6 +307,34 @@ describe('one-time codes by email through SMTP', () => {
     // Refused requests leave no activity.
     const { activities } = await kh.client.getActivities({});
     expect(activities.filter((a) => a.status === 'ACTIVITY_STATUS_FAILED')).toEqual([]);
+  });
+
+  it('concurrent wrong tries cannot pass the limit together', async () => {
+    const client = generateP256KeyPair();
+    const contact = 'erin@example.com';
+    const { otpId, otpEncryptionTargetBundle } = await kh.client.initOtp({
+      otpType: 'OTP_TYPE_EMAIL',
+      contact,
+      appName: 'Acme',
+      otpLength: 6,
+      alphanumeric: false,
+    });
+    const right = codeSentTo(mailbox, contact);
+    const wrong = right === '000000' ? '111111' : '000000';
+    const bundle = await encryptOtpCodeToBundle(
+      wrong,
+      otpEncryptionTargetBundle,
+      client.publicKey,
+      tls,
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        rejection(kh.client.verifyOtp({ otpId, encryptedOtpBundle: bundle })),
+      ),
+    );
+    const messages = answers.map((a) => a.message);
+    expect(messages.filter((m) => m.includes('Invalid OTP code'))).toHaveLength(3);
+    expect(messages.filter((m) => m.includes('OTP locked'))).toHaveLength(5);
   });
 
   it('an expired code is refused', async () => {

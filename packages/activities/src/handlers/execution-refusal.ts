@@ -4,19 +4,19 @@
  * rolls back, nothing of it is stored, and the caller gets the Status body with the error's
  * HTTP status. Used where the answer depends on stored state yet must not leave a record: a
  * wrong or expired one-time code, a bad verification token, an unreachable mail server.
- * `persist` is a write that must stand although the request is refused (a wrong code counts
- * against its attempts); it runs in a transaction of its own.
+ * With `commitWrites`, what the handler wrote before refusing commits (and nothing else: no
+ * activity, evaluation or event) — a wrong code counts against its attempts in the same
+ * transaction that read them, so concurrent tries cannot pass the limit together.
  * @module
  */
 import { isKeyholdError, type KeyholdError } from '@keyhold/protocol';
-import type { StoreTransaction } from '../ports/store.js';
 import type { ActivityHandler } from './activity-handler.js';
 
 /** Thrown by a handler's `execute` to refuse the request (see the module). */
 export class ExecutionRefusal extends Error {
   constructor(
     readonly error: KeyholdError,
-    readonly persist?: (tx: StoreTransaction) => Promise<void>,
+    readonly commitWrites = false,
   ) {
     super(error.message);
     this.name = 'ExecutionRefusal';

@@ -17,7 +17,7 @@
  *   key like STAMP_LOGIN.
  *
  * Every refusal refuses the request (see `execution-refusal.ts`): nothing is stored but the
- * attempt count.
+ * attempt count, written in the transaction that read it.
  * @module
  */
 import {
@@ -200,8 +200,7 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
   },
   async execute(ctx, p) {
     const orgId = ctx.organization.organizationId;
-    const refuse = refuser(orgId, p.otpId);
-    const otp = await usableOtp(ctx, p.otpId, refuse);
+    const otp = await usableOtp(ctx, p.otpId);
     let code: string;
     let publicKey: string | undefined;
     if ('encryptedOtpBundle' in p) {
@@ -212,14 +211,14 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
           signer: ctx.tlsFetcher,
         }));
       } catch (error) {
-        if (error instanceof KeyholdError) return refuse(error, true);
+        if (error instanceof KeyholdError) return refuseWrongCode(ctx, otp, error);
         throw error;
       }
     } else {
       code = p.otpCode;
       publicKey = p.publicKey;
     }
-    checkCode(ctx, otp, code, refuse);
+    await checkCode(ctx, otp, code);
     let boundKey = '';
     if (publicKey !== undefined) {
       try {
@@ -262,9 +261,8 @@ export const otpAuthHandler: HandlerOf<'OTP_AUTH'> = {
     normalizeTargetKey(p.targetPublicKey);
   },
   async execute(ctx, p) {
-    const refuse = refuser(ctx.organization.organizationId, p.otpId);
-    const otp = await usableOtp(ctx, p.otpId, refuse);
-    checkCode(ctx, otp, p.otpCode, refuse);
+    const otp = await usableOtp(ctx, p.otpId);
+    await checkCode(ctx, otp, p.otpCode);
     await ctx.tx.otps.update({ ...otp, verifiedAt: ctx.now, updatedAt: ctx.now });
     const user = await findUserWithContact(ctx, otp.otpType, otp.contact);
     // The code was right but no user has the contact: as wrong as a wrong code to the caller.
@@ -289,20 +287,28 @@ export const otpAuthHandler: HandlerOf<'OTP_AUTH'> = {
   },
 };
 
-/** How a code check refuses: a refusal, counting a wrong attempt when asked. */
-type Refuse = (error: KeyholdError, countAttempt?: boolean) => never;
+/** How a code check refuses. */
+type Refuse = (error: KeyholdError) => never;
 
-function refuser(organizationId: string, otpId: string): Refuse {
-  return (error, countAttempt = false) => {
-    throw new ExecutionRefusal(
-      error,
-      countAttempt ? countWrongAttempt(organizationId, otpId) : undefined,
-    );
-  };
+const refuse: Refuse = (error) => {
+  throw new ExecutionRefusal(error);
+};
+
+/**
+ * Refuses a wrong code, counting the attempt: the count is written in the transaction that
+ * read it (the OTP is held for update), and commits although the request is refused.
+ */
+async function refuseWrongCode(
+  ctx: ActivityContext,
+  otp: OtpRecord,
+  error: KeyholdError,
+): Promise<never> {
+  await ctx.tx.otps.update({ ...otp, attempts: otp.attempts + 1, updatedAt: ctx.now });
+  throw new ExecutionRefusal(error, true);
 }
 
 /** The OTP, if it may still be tried: known, unused, not burned, not expired. */
-async function usableOtp(ctx: ActivityContext, otpId: string, refuse: Refuse): Promise<OtpRecord> {
+async function usableOtp(ctx: ActivityContext, otpId: string): Promise<OtpRecord> {
   const otp = await ctx.tx.otps.getForUpdate(ctx.organization.organizationId, otpId.toLowerCase());
   if (!otp) return refuse(new KeyholdError('OTP_NOT_FOUND'));
   if (otp.verifiedAt !== undefined) refuse(new KeyholdError('OTP_ALREADY_USED'));
@@ -312,9 +318,9 @@ async function usableOtp(ctx: ActivityContext, otpId: string, refuse: Refuse): P
 }
 
 /** Refuses a wrong code, counting the attempt. */
-function checkCode(ctx: ActivityContext, otp: OtpRecord, code: string, refuse: Refuse): void {
+async function checkCode(ctx: ActivityContext, otp: OtpRecord, code: string): Promise<void> {
   if (!otpCodeMatches(otpMacKey(ctx.tlsFetcher.privateKey), otp.otpId, code, otp.codeMac)) {
-    refuse(new KeyholdError('INVALID_OTP_CODE'), true);
+    await refuseWrongCode(ctx, otp, new KeyholdError('INVALID_OTP_CODE'));
   }
 }
 
@@ -331,14 +337,6 @@ function normalizeTargetKey(targetPublicKey: string): void {
       reason: 'expected a P-256 public key as hex (compressed or uncompressed)',
     });
   }
-}
-
-/** The write that counts a wrong code, in a transaction of its own. */
-function countWrongAttempt(organizationId: string, otpId: string) {
-  return async (tx: ActivityContext['tx']) => {
-    const otp = await tx.otps.getForUpdate(organizationId, otpId.toLowerCase());
-    if (otp) await tx.otps.update({ ...otp, attempts: otp.attempts + 1 });
-  };
 }
 
 export const otpLoginHandler: HandlerOf<'OTP_LOGIN'> = refusingHandler({
