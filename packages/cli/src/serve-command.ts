@@ -12,6 +12,7 @@ import {
   type RateLimiter,
 } from '@keyhold/activities';
 import { logNotifier } from '@keyhold/notifier-log';
+import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
 import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
@@ -64,9 +65,12 @@ const HELP = `usage: keyhold serve [options]
   --smtp smtp[s]://user:pass@host:port
                                     send one-time codes by email through this SMTP server
   --email-from ADDRESS              the sender address of those emails (required with --smtp)
-                                    Without --smtp, codes are printed on stderr as JSON lines
-                                    in development; in production INIT_OTP answers that no
-                                    transport is configured. SMS has no transport yet.
+  --sms-url https://user:pass@host/path
+                                    send one-time codes by SMS: POST {"to","text"} to this
+                                    HTTP gateway (URL credentials as Basic auth)
+                                    Without --smtp (--sms-url), email (SMS) codes are printed on
+                                    stderr as JSON lines in development; in production INIT_OTP
+                                    answers that no transport is configured.
 ${HTTP_LIMIT_HELP}
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
@@ -128,6 +132,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       'allow-private-webhooks': { type: 'boolean', default: false },
       smtp: { type: 'string' },
       'email-from': { type: 'string' },
+      'sms-url': { type: 'string' },
       ...HTTP_LIMIT_OPTIONS,
       help: { type: 'boolean' },
     },
@@ -162,6 +167,13 @@ export async function runServeCommand(args: string[]): Promise<number> {
       }
     } else if (values['email-from'] !== undefined) {
       throw new Error('--email-from is the sender of --smtp emails: give --smtp too');
+    }
+    if (values['sms-url'] !== undefined) {
+      try {
+        parseSmsGatewayUrl(values['sms-url']);
+      } catch (error) {
+        throw new Error(`--sms-url: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -204,7 +216,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
     email: values.smtp
       ? smtpNotifier({ url: values.smtp, from: values['email-from']! })
       : devNotifier,
-    sms: devNotifier,
+    sms: values['sms-url'] ? httpSmsNotifier({ url: values['sms-url'] }) : devNotifier,
   });
   // Whatever Keyhold creates from here on (the embedded database's files among them) is
   // readable by this user only.

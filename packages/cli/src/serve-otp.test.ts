@@ -5,8 +5,10 @@
  * `tlsFetcherSignPublicKey`) → VERIFY_OTP → `verifyOtpVerificationToken` → OTP_LOGIN for a
  * sub-organization's user, and the session verifies under `notarizerPublicKey`. Without
  * `--smtp`, development prints the message as a JSON line on stderr, production refuses it;
- * a bad `--smtp` or a missing `--email-from` is a usage error.
+ * `--sms-url` sends SMS codes to an HTTP gateway; a bad `--smtp` or `--sms-url`, or a missing
+ * `--email-from`, is a usage error.
  */
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { generateApiKeyPair } from '@keyhold/server';
 import { p256 } from '@noble/curves/nist.js';
@@ -203,6 +205,51 @@ describe('keyhold serve --smtp', () => {
     expect(await prod.exit()).toBe(0);
   }, 60_000);
 
+  it('--sms-url sends SMS codes to the HTTP gateway', async () => {
+    const texts: { to: string; text: string }[] = [];
+    const gateway = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (c: Buffer) => chunks.push(c));
+      request.on('end', () => {
+        texts.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        response.statusCode = 202;
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+    try {
+      const root = generateApiKeyPair();
+      const run = keyholdProcess([
+        'serve',
+        '--port',
+        '0',
+        '--memory',
+        '--crypto-threads',
+        '0',
+        '--bootstrap-api-public-key',
+        root.publicKey,
+        '--sms-url',
+        `http://key:pw@127.0.0.1:${(gateway.address() as AddressInfo).port}/send`,
+      ]);
+      const line = JSON.parse(await run.firstLine());
+      await client(line.url, line.organizationId, root).initOtp({
+        otpType: 'OTP_TYPE_SMS',
+        contact: '+15555550100',
+        appName: 'Acme',
+        otpLength: 6,
+        alphanumeric: false,
+      });
+      expect(texts).toHaveLength(1);
+      expect(texts[0]!.to).toBe('+15555550100');
+      expect(texts[0]!.text).toMatch(/^Your Acme code is [0-9]{6}$/);
+      expect(run.stderr()).not.toContain(texts[0]!.text);
+      run.child.kill('SIGTERM');
+      expect(await run.exit()).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => gateway.close(() => resolve()));
+    }
+  }, 60_000);
+
   it.each([
     [
       ['--smtp', 'http://mail.example.com', '--email-from', 'a@b.c'],
@@ -210,6 +257,7 @@ describe('keyhold serve --smtp', () => {
     ],
     [['--smtp', 'smtp://mail.example.com'], '--smtp needs --email-from ADDRESS'],
     [['--email-from', 'a@b.c'], '--email-from is the sender of --smtp emails'],
+    [['--sms-url', 'ftp://sms.example.com'], '--sms-url: the SMS gateway URL must start with'],
   ])('usage error: %j', async (flags, message) => {
     const run = keyholdProcess(['serve', '--memory', '--port', '0', ...flags]);
     expect(await run.exit()).toBe(2);
