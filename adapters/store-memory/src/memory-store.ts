@@ -88,6 +88,7 @@ class State {
   policyEvaluations = new MemoryTable(STORE_TABLES.policyEvaluations, this.next);
   policyEvaluationsByActivity = this.policyEvaluations.lister(['organizationId', 'activityId']);
   webhookEndpoints = new MemoryTable(STORE_TABLES.webhookEndpoints, this.next);
+  otps = new MemoryTable(STORE_TABLES.otps, this.next);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -266,6 +267,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         for (const e of await tx.webhookEndpoints.list(org)) {
           await tx.webhookEndpoints.delete(org, e.endpointId);
         }
+        for (const o of await tx.otps.list(org)) await tx.otps.delete(org, o.otpId);
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
             j.delete(s.deliveries, id);
@@ -489,6 +491,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
       },
     },
+    otps: s.otps.over(j),
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

@@ -43,6 +43,7 @@ describe('loadMigrations', () => {
       [7, 'webhook_endpoint_health'],
       [8, 'authenticators'],
       [9, 'api_key_credential_type'],
+      [10, 'otps'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

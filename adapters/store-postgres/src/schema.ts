@@ -33,6 +33,7 @@ const TABLE_VERSIONS = {
   webhook_endpoints: 4,
   webhook_deliveries: 4,
   authenticators: 8,
+  otps: 10,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

@@ -78,6 +78,7 @@ const privateKeyTagByName = privateKeyTags.finder(['organizationId', 'tagName'])
 const policyEvaluations = new SqlTable(STORE_TABLES.policyEvaluations);
 const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 'activityId']);
 const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
+const otps = new SqlTable(STORE_TABLES.otps);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -212,6 +213,7 @@ class OrganizationRepositoryOver
       'user_tags',
       'private_key_tags',
       'webhook_endpoints',
+      'otps',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -523,6 +525,7 @@ function transactionOver(
     policyEvaluations: new PolicyEvaluationRepositoryOver(db),
     webhookEndpoints: new SqlRepository(webhookEndpoints, db),
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
+    otps: new SqlRepository(otps, db),
   };
 }
 

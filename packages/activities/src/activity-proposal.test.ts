@@ -41,6 +41,7 @@ describe('requireSameOrganization', () => {
   it("lets the parent's user submit the parent-run login kinds, and nothing else", () => {
     expect([...PARENT_RUN_KINDS].sort()).toEqual([
       'EMAIL_AUTH',
+      'INIT_OTP_AUTH',
       'INIT_USER_EMAIL_RECOVERY',
       'OAUTH',
       'OAUTH_LOGIN',
@@ -52,7 +53,14 @@ describe('requireSameOrganization', () => {
         refusal(() => requireSameOrganization(principalOf('parent'), subOrganization, kind)),
       ).toBeUndefined();
     }
-    for (const kind of ['CREATE_WALLET', 'STAMP_LOGIN', 'CREATE_READ_WRITE_SESSION', undefined]) {
+    for (const kind of [
+      'CREATE_WALLET',
+      'STAMP_LOGIN',
+      'CREATE_READ_WRITE_SESSION',
+      'INIT_OTP',
+      'VERIFY_OTP',
+      undefined,
+    ]) {
       expect(
         refusal(() => requireSameOrganization(principalOf('parent'), subOrganization, kind)),
       ).toBe('ORGANIZATION_MISMATCH');

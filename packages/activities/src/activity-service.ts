@@ -62,9 +62,11 @@ import type {
   ActivityHandler,
   PrecheckSettings,
 } from './handlers/activity-handler.js';
+import { ExecutionRefusal } from './handlers/execution-refusal.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
+import { type Notifier, noNotifier } from './ports/notifier.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
@@ -111,6 +113,13 @@ export interface ActivityServiceDeps {
   signer?: BundleSigner;
   /** Signs session JWTs. Default: a random key (sessions verify only while the process runs). */
   notarizer?: SessionNotarizer;
+  /**
+   * The TLS-fetcher key: signs OTP target bundles and verification tokens. Default: a random
+   * key (tokens verify only while the process runs).
+   */
+  tlsFetcher?: BundleSigner;
+  /** Sends one-time codes. Default: none (INIT_OTP answers that no transport is configured). */
+  notifier?: Notifier;
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -209,11 +218,15 @@ export class ActivityService {
 
   private readonly signer: BundleSigner;
   private readonly notarizer: SessionNotarizer;
+  private readonly tlsFetcher: BundleSigner;
+  private readonly notifier: Notifier;
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
     this.signer = deps.signer ?? { privateKey: p256.utils.randomSecretKey() };
     this.notarizer = deps.notarizer ?? softwareNotarizer(p256.utils.randomSecretKey());
+    this.tlsFetcher = deps.tlsFetcher ?? { privateKey: p256.utils.randomSecretKey() };
+    this.notifier = deps.notifier ?? noNotifier('no notifier configured');
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -258,9 +271,13 @@ export class ActivityService {
   private async create(s: ParsedSubmission, handler: ActivityHandler): Promise<Activity> {
     const now = this.deps.clock.now();
     const effects: AfterCommitEffect[] = [];
+    // A refusal that keeps the handler's writes (see ExecutionRefusal): the transaction commits
+    // them, without the activity, and the request is refused after the commit.
+    let refusal: ExecutionRefusal | undefined;
     try {
       const activity = await this.deps.store.transaction(async (tx) => {
         effects.length = 0; // a store that retries the callback starts the effects over
+        refusal = undefined;
         const named = await requireOrganization(tx, s.organizationId);
         // A login may name the parent of the sub-organization it runs in (see submitter.ts).
         const { organization, principal } = await findSubmitter(
@@ -296,10 +313,17 @@ export class ActivityService {
           now,
         );
         record.votes.push(vote);
+        // A parent's user running a PARENT_RUN_KINDS activity in a sub-organization is
+        // decided by the parent's root quorum and policies: the sub-organization has none
+        // for them, and the end user's token or mailbox is what the handler checks.
+        const deciding =
+          principal.organizationId === organization.organizationId
+            ? organization
+            : await requireOrganization(tx, principal.organizationId);
         const decision = await decide(
-          scope,
+          deciding === organization ? scope : new ActivityScope(tx, deciding.organizationId),
           {
-            organization,
+            organization: deciding,
             definition: s.definition,
             parameters: record.parameters,
             votes: record.votes,
@@ -311,16 +335,23 @@ export class ActivityService {
         }
         const evaluation = this.evaluationOf(record, vote, decision, now);
         if (decision.outcome === 'ALLOW') {
-          await this.execute(
-            scope,
-            handler,
-            record,
-            organization,
-            principal,
-            s.definition,
-            now,
-            effects,
-          );
+          try {
+            await this.execute(
+              scope,
+              handler,
+              record,
+              organization,
+              principal,
+              s.definition,
+              now,
+              effects,
+              false,
+            );
+          } catch (error) {
+            if (!(error instanceof ExecutionRefusal && error.commitWrites)) throw error;
+            refusal = error;
+            return undefined;
+          }
         } else {
           record.status = CONSENSUS_NEEDED;
         }
@@ -329,9 +360,11 @@ export class ActivityService {
         await enqueueActivityUpdate(tx, this.deps.ids, record, now, organization);
         return activityView(record);
       });
+      if (activity === undefined) throw (refusal as ExecutionRefusal).error;
       await this.runEffects(effects);
       return activity;
     } catch (error) {
+      if (error instanceof ExecutionRefusal) throw error.error;
       // Two copies of one body raced, and the other stored its activity first.
       if (StoreConflictError.is(error) && error.constraint === 'activity_fingerprint') {
         return this.existing(s.fingerprint);
@@ -441,6 +474,7 @@ export class ActivityService {
           definition,
           now,
           effects,
+          true,
         );
       } else if (decision.outcome !== 'CONSENSUS_NEEDED') {
         // Rejected by a voter, or now denied with no root quorum left to approve it.
@@ -509,6 +543,8 @@ export class ActivityService {
     definition: ActivityDefinition,
     now: number,
     effects: AfterCommitEffect[],
+    /** An approval made it run: the activity is stored already, so a refusal fails it. */
+    runByVote: boolean,
   ): Promise<void> {
     const own: AfterCommitEffect[] = [];
     const ctx: ActivityContext = {
@@ -520,6 +556,8 @@ export class ActivityService {
       work: this.workPool,
       signer: this.signer,
       notarizer: this.notarizer,
+      tlsFetcher: this.tlsFetcher,
+      notifier: this.notifier,
       ids: this.deps.ids,
       now,
       activityId: record.id,
@@ -528,13 +566,29 @@ export class ActivityService {
     };
     record.updatedAt = now;
     try {
-      record.result = await scope.tx.savepoint(() => handler.execute(ctx, record.parameters));
+      const outcome = await scope.tx.savepoint(async () => {
+        try {
+          return { result: await handler.execute(ctx, record.parameters) };
+        } catch (error) {
+          // A refusal that keeps the handler's writes leaves the savepoint without undoing them.
+          if (error instanceof ExecutionRefusal && error.commitWrites && !runByVote) {
+            return { refusal: error };
+          }
+          throw error;
+        }
+      });
+      if (outcome.refusal) throw outcome.refusal;
+      record.result = outcome.result;
       record.status = 'ACTIVITY_STATUS_COMPLETED';
       effects.push(...own);
     } catch (error) {
-      if (!isKeyholdError(error)) throw error;
+      // A refusal refuses the submission that runs the activity; an activity run by a vote
+      // has been stored already, so there it fails like any other error.
+      if (error instanceof ExecutionRefusal && !runByVote) throw error;
+      const cause = error instanceof ExecutionRefusal ? error.error : error;
+      if (!isKeyholdError(cause)) throw error;
       record.status = 'ACTIVITY_STATUS_FAILED';
-      record.failure = error.toStatus();
+      record.failure = cause.toStatus();
       delete record.result;
     }
   }

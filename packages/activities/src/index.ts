@@ -31,6 +31,16 @@ export {
 export { Clock, systemClock } from './ports/clock.js';
 export { Ids, randomIds } from './ports/ids.js';
 export {
+  type EmailMessage,
+  Notifier,
+  NotifierChannelUnsupportedError,
+  type NotifierMessage,
+  NotifierUnavailableError,
+  noNotifier,
+  notifierByChannel,
+  type SmsMessage,
+} from './ports/notifier.js';
+export {
   PORT_ERROR_BRAND,
   PortError,
   type PortErrorCode,
@@ -60,6 +70,7 @@ export {
   type CredentialScope,
   type NamedRecordRepository,
   type OrganizationRepository,
+  type OtpRepository,
   type PageRequest,
   type PolicyEvaluationRepository,
   type PolicyRepository,
@@ -104,6 +115,7 @@ export type {
   ApiKeyRecord,
   AuthenticatorRecord,
   OrganizationRecord,
+  OtpRecord,
   PolicyEvaluationRecord,
   PolicyOutcomeRecord,
   PolicyRecord,

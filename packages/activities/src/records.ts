@@ -288,3 +288,29 @@ export interface WebhookEndpointRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * A one-time code sent by INIT_OTP. The code itself is never stored: `codeMac` is an
+ * HMAC-SHA256 of it under a key derived from the server's TLS-fetcher key, so a copy of the
+ * table does not let anyone try codes offline.
+ */
+export interface OtpRecord {
+  /** The organization that sent the code (where VERIFY_OTP must run). */
+  organizationId: string;
+  otpId: string;
+  /** `OTP_TYPE_EMAIL` or `OTP_TYPE_SMS`. */
+  otpType: string;
+  /** The address or phone number the code went to, normalized (emails lower-cased). */
+  contact: string;
+  /** Hex HMAC-SHA256 of the code (see `otp-code.ts`). */
+  codeMac: string;
+  /** Wrong codes tried so far; at `MAX_OTP_ATTEMPTS` the code is burned. */
+  attempts: number;
+  expiresAt: number;
+  /** When VERIFY_OTP accepted the code: it is not accepted again. */
+  verifiedAt?: number;
+  /** When OTP_LOGIN used the verification token issued for it: it is not used again. */
+  tokenUsedAt?: number;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -44,16 +44,19 @@ describe('keyhold serve', () => {
       'userId',
       'signerPublicKey',
       'notarizerPublicKey',
+      'tlsFetcherSignPublicKey',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(line.signerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     expect(line.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    expect(line.tlsFetcherSignPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     // The discovery document publishes the same keys.
     const keys = await (await fetch(`${line.url}/keyhold/v1/public_keys`)).json();
     expect(keys).toMatchObject({
       signerPublicKey: line.signerPublicKey,
       notarizerPublicKey: line.notarizerPublicKey,
+      tlsFetcherSignPublicKey: line.tlsFetcherSignPublicKey,
     });
 
     const body = JSON.stringify({ organizationId: line.organizationId });
@@ -108,7 +111,13 @@ describe('keyhold serve', () => {
   it('prints no ids without a bootstrap key', async () => {
     const run = keyhold('serve', '--port', '0', '--memory');
     const line = JSON.parse(await run.firstLine());
-    expect(Object.keys(line)).toEqual(['event', 'url', 'signerPublicKey', 'notarizerPublicKey']);
+    expect(Object.keys(line)).toEqual([
+      'event',
+      'url',
+      'signerPublicKey',
+      'notarizerPublicKey',
+      'tlsFetcherSignPublicKey',
+    ]);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
   });

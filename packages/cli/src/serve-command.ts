@@ -6,9 +6,14 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   BootstrapConflictError,
+  type Notifier,
   normalizeApiPublicKey,
+  notifierByChannel,
   type RateLimiter,
 } from '@keyhold/activities';
+import { logNotifier } from '@keyhold/notifier-log';
+import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
+import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { type KeyholdOptions, stderrLogger } from '@keyhold/server';
@@ -53,6 +58,15 @@ const HELP = `usage: keyhold serve [options]
   --allow-private-webhooks          accept and deliver to webhook endpoints on private,
                                     loopback and link-local addresses (and http:// to
                                     loopback), in any --env; without it they are refused
+  --smtp smtp[s]://user:pass@host:port
+                                    send one-time codes by email through this SMTP server
+  --email-from ADDRESS              the sender address of those emails (required with --smtp)
+  --sms-url https://user:pass@host/path
+                                    send one-time codes by SMS: POST {"to","text"} to this
+                                    HTTP gateway (URL credentials as Basic auth)
+                                    Without --smtp (--sms-url), email (SMS) codes are printed on
+                                    stderr as JSON lines in development; in production INIT_OTP
+                                    answers that no transport is configured.
 ${HTTP_LIMIT_HELP}
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
@@ -112,6 +126,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
       brand: { type: 'string', default: 'Keyhold' },
       env: { type: 'string', default: 'development' },
       'allow-private-webhooks': { type: 'boolean', default: false },
+      smtp: { type: 'string' },
+      'email-from': { type: 'string' },
+      'sms-url': { type: 'string' },
       ...HTTP_LIMIT_OPTIONS,
       help: { type: 'boolean' },
     },
@@ -138,6 +155,21 @@ export async function runServeCommand(args: string[]): Promise<number> {
     }
     if (values.env !== 'development' && values.env !== 'production') {
       throw new Error(`--env must be development or production, got "${values.env}"`);
+    }
+    if (values.smtp !== undefined) {
+      parseSmtpUrl(values.smtp);
+      if (!values['email-from'] || !/^[^\s@]+@[^\s@]+$/.test(values['email-from'])) {
+        throw new Error('--smtp needs --email-from ADDRESS, the sender of the emails');
+      }
+    } else if (values['email-from'] !== undefined) {
+      throw new Error('--email-from is the sender of --smtp emails: give --smtp too');
+    }
+    if (values['sms-url'] !== undefined) {
+      try {
+        parseSmsGatewayUrl(values['sms-url']);
+      } catch (error) {
+        throw new Error(`--sms-url: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -174,6 +206,14 @@ export async function runServeCommand(args: string[]): Promise<number> {
     }
   }
   const env = values.env as 'development' | 'production';
+  // Development prints codes on stderr; production refuses a channel without a transport.
+  const devNotifier = logNotifier({ production: env === 'production' });
+  const notifier: Notifier = notifierByChannel({
+    email: values.smtp
+      ? smtpNotifier({ url: values.smtp, from: values['email-from']! })
+      : devNotifier,
+    sms: values['sms-url'] ? httpSmsNotifier({ url: values['sms-url'] }) : devNotifier,
+  });
   // Whatever Keyhold creates from here on (the embedded database's files among them) is
   // readable by this user only.
   process.umask(0o077);
@@ -279,6 +319,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       ...(bootstrapKey ? { bootstrapApiPublicKey: bootstrapKey } : {}),
       bootstrapOrganizationName: values['bootstrap-org-name'],
       ...(rateLimiter ? { rateLimiter } : {}),
+      notifier,
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
@@ -304,6 +345,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
         : {}),
       signerPublicKey: server.keyhold.signerPublicKey,
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
+      tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });

@@ -18,11 +18,14 @@ export {
   createCredentialBundle,
   createExportBundle,
   createImportTarget,
+  createOtpTargetBundle,
   deriveImportTargetKey,
   type ImportTarget,
   MAX_IMPORT_CIPHERTEXT_BYTES,
   type OpenImportBundleInput,
+  type OtpBundleContent,
   openImportBundle,
+  openOtpBundle,
   parseImportedMnemonic,
   parseImportedPrivateKey,
   type SignedEnvelope,
@@ -84,6 +87,11 @@ export {
   isValidPrivateKey,
   publicKeyFromPrivateKey,
 } from './public-key.js';
+export {
+  createOtpVerificationToken,
+  type OtpVerificationClaims,
+  readOtpVerificationToken,
+} from './sessions/otp-verification-token.js';
 export {
   createSessionJwt,
   readSessionJwt,

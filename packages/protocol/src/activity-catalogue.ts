@@ -14,8 +14,16 @@ export type ActivityResource =
   | 'PRIVATE_KEY'
   | 'POLICY'
   | 'WEBHOOK_ENDPOINT'
-  | 'AUTH';
-export type ActivityAction = 'CREATE' | 'UPDATE' | 'DELETE' | 'SIGN' | 'EXPORT' | 'IMPORT';
+  | 'AUTH'
+  | 'OTP';
+export type ActivityAction =
+  | 'CREATE'
+  | 'UPDATE'
+  | 'DELETE'
+  | 'SIGN'
+  | 'EXPORT'
+  | 'IMPORT'
+  | 'VERIFY';
 
 export interface ActivityDefinition {
   readonly type: ActivityType;
@@ -118,6 +126,18 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
     v === 1 ? 'createReadWriteSessionResult' : 'createReadWriteSessionResultV2',
   ),
   ...define('CREATE_READ_ONLY_SESSION', [1], 'AUTH', 'CREATE'),
+  // One-time codes: sent (INIT_OTP), verified into a verification token (VERIFY_OTP), and the
+  // token exchanged for a session (OTP_LOGIN). Policies see resource OTP / AUTH (docs).
+  ...define('INIT_OTP', [1, 2, 3], 'OTP', 'CREATE', (v) =>
+    v === 1 ? 'initOtpResult' : 'initOtpResultV2',
+  ),
+  ...define('VERIFY_OTP', [1, 2], 'OTP', 'VERIFY', () => 'verifyOtpResult'),
+  ...define('OTP_LOGIN', [1, 2], 'AUTH', 'CREATE', () => 'otpLoginResult'),
+  // The legacy OTP auth: the code itself buys an API key, handed over in a credential bundle.
+  ...define('INIT_OTP_AUTH', [1, 2, 3], 'OTP', 'CREATE', (v) =>
+    v === 1 ? 'initOtpAuthResult' : 'initOtpAuthResultV2',
+  ),
+  ...define('OTP_AUTH', [1], 'AUTH', 'CREATE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),
@@ -139,10 +159,13 @@ export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
  * sub-organization only through a user of that sub-organization; its own users' stamps may
  * read a sub-organization and run these kinds there, nothing else. They are the login and
  * auth activities a parent's backend runs for its sub-organizations' end users, where the end
- * user's verification token, OIDC token or mailbox is the proof (none is served yet: issue 13).
+ * user's verification token, OIDC token or mailbox is the proof (OTP_LOGIN, INIT_OTP_AUTH and
+ * OTP_AUTH are served; the others come with issue 13).
  */
 export const PARENT_RUN_KINDS: ReadonlySet<string> = new Set([
   'OTP_LOGIN',
+  // Sends the code OTP_AUTH then checks, to a user of the sub-organization.
+  'INIT_OTP_AUTH',
   'OAUTH_LOGIN',
   'OTP_AUTH',
   'OAUTH',

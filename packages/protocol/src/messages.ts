@@ -260,6 +260,37 @@ const CATALOGUE = {
     'more than one suborg associated with a credential ID',
   ),
 
+  // One-time codes (INIT_OTP, VERIFY_OTP, OTP_LOGIN). "Invalid OTP code" and "Max number of
+  // OTPs have been initiated" are the texts `@turnkey/core` matches.
+  INVALID_OTP_LENGTH: e(INVALID_ARGUMENT, 'invalid OTP length: must be between 6 and 9'),
+  INVALID_OTP_EXPIRATION: e(
+    INVALID_ARGUMENT,
+    'invalid OTP expiration: must be between 1 and 600 seconds',
+  ),
+  INVALID_VERIFICATION_TOKEN_EXPIRATION: e(
+    INVALID_ARGUMENT,
+    'invalid verification token expiration: must be between 1 and 86400 seconds',
+  ),
+  INVALID_CONTACT: e(INVALID_ARGUMENT, 'invalid contact'),
+  INVALID_TEMPLATE_VARIABLES: e(INVALID_ARGUMENT, 'failed to unmarshal template variables'),
+  MAX_OTPS_INITIATED: e(StatusCode.RESOURCE_EXHAUSTED, 'Max number of OTPs have been initiated'),
+  OTP_NOT_FOUND: e(NOT_FOUND, 'OTP not found'),
+  INVALID_OTP_CODE: e(INVALID_ARGUMENT, 'Invalid OTP code'),
+  OTP_EXPIRED: e(StatusCode.FAILED_PRECONDITION, 'OTP has expired'),
+  OTP_ALREADY_USED: e(StatusCode.FAILED_PRECONDITION, 'OTP has already been used'),
+  OTP_LOCKED: e(StatusCode.FAILED_PRECONDITION, 'OTP locked after too many failed attempts'),
+  INVALID_VERIFICATION_TOKEN: e(INVALID_ARGUMENT, 'invalid verification token'),
+  VERIFICATION_TOKEN_EXPIRED: e(StatusCode.FAILED_PRECONDITION, 'verification token has expired'),
+  VERIFICATION_TOKEN_ALREADY_USED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'verification token has already been used',
+  ),
+  INVALID_CLIENT_SIGNATURE: e(INVALID_ARGUMENT, 'invalid client signature'),
+  NOTIFIER_NOT_CONFIGURED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'no transport configured for this channel: the server cannot send email or SMS',
+  ),
+
   // Server
   INTERNAL: e(INTERNAL, 'internal server error'),
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'service unavailable'),

@@ -334,6 +334,27 @@ export interface ActivityResults {
   ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION: ReadWriteSessionResult;
   ACTIVITY_TYPE_CREATE_READ_WRITE_SESSION_V2: ReadWriteSessionResult;
   ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: ReadOnlySessionResult;
+  ACTIVITY_TYPE_INIT_OTP: { otpId: string };
+  ACTIVITY_TYPE_INIT_OTP_V2: InitOtpResultV2;
+  ACTIVITY_TYPE_INIT_OTP_V3: InitOtpResultV2;
+  ACTIVITY_TYPE_VERIFY_OTP: { verificationToken: string };
+  ACTIVITY_TYPE_VERIFY_OTP_V2: { verificationToken: string };
+  ACTIVITY_TYPE_OTP_LOGIN: { session: string };
+  ACTIVITY_TYPE_OTP_LOGIN_V2: { session: string };
+  ACTIVITY_TYPE_INIT_OTP_AUTH: { otpId: string };
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V2: { otpId: string };
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V3: { otpId: string };
+  ACTIVITY_TYPE_OTP_AUTH: { userId: string; apiKeyId: string; credentialBundle: string };
+}
+
+/**
+ * `v1InitOtpResultV2`: the OTP's id and the target its code is encrypted to (wire-compat §3.5).
+ * @example
+ * const result: InitOtpResultV2 = { otpId: '…', otpEncryptionTargetBundle: '{"version":"v1.0.0",…}' };
+ */
+export interface InitOtpResultV2 {
+  otpId: string;
+  otpEncryptionTargetBundle: string;
 }
 
 /**

@@ -9,7 +9,9 @@ import {
   Clock,
   DEFAULT_RATE_LIMITS,
   Ids,
+  Notifier,
   nobleSignatureVerifier,
+  noNotifier,
   PolicyExplainer,
   QueryService,
   RateLimiter,
@@ -39,7 +41,14 @@ import {
 import { ContainerModule } from 'inversify';
 import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
-import { Notarizer, randomNotarizer, SignerKey, signerKeyFrom, WebhookKey } from './signer-key.js';
+import {
+  Notarizer,
+  randomNotarizer,
+  SignerKey,
+  signerKeyFrom,
+  TlsFetcherKey,
+  WebhookKey,
+} from './signer-key.js';
 
 /** How webhooks are signed and sent (see `KeyholdOptions.webhooks`). */
 export interface WebhookSettings {
@@ -96,13 +105,14 @@ export const DEFAULT_DOCS_URL = 'https://keyhold.dev/docs/errors';
 export type RateLimitSettings = Omit<RateLimiting, 'limiter'>;
 
 /**
- * Clock, Ids, Logger, the signer key, the webhook signing key, the session notarizer and the
- * inline CryptoWorkPool.
+ * Clock, Ids, Logger, the signer key, the webhook signing key, the session notarizer, the
+ * TLS-fetcher key, no Notifier (a refusal) and the inline CryptoWorkPool.
  */
 export const foundationModule = (
   signerKey: SignerKey = signerKeyFrom(),
   webhookKey: WebhookSigningKey = webhookSigningKey(crypto.getRandomValues(new Uint8Array(32))),
   notarizer: SessionNotarizer = randomNotarizer(),
+  tlsFetcherKey: SignerKey = signerKeyFrom(),
 ) =>
   new ContainerModule(({ bind }) => {
     bind(Clock).toConstantValue(systemClock);
@@ -113,6 +123,9 @@ export const foundationModule = (
     bind(SignerKey).toConstantValue(signerKey);
     bind(WebhookKey).toConstantValue(webhookKey);
     bind(Notarizer).toConstantValue(notarizer);
+    bind(TlsFetcherKey).toConstantValue(tlsFetcherKey);
+    // No transport until one is given: INIT_OTP answers that none is configured.
+    bind(Notifier).toConstantValue(noNotifier('no email or SMS transport configured'));
     // Embedded use computes on the caller's thread; `keyhold serve` rebinds a worker pool.
     bind(CryptoWorkPool).toConstantValue(inlineCryptoWorkPool());
   });
@@ -171,6 +184,8 @@ export const coreModule = () =>
             workPool: ctx.get<CryptoWorkPool>(CryptoWorkPool),
             signer: ctx.get<SignerKey>(SignerKey),
             notarizer: ctx.get<SessionNotarizer>(Notarizer),
+            tlsFetcher: ctx.get<SignerKey>(TlsFetcherKey),
+            notifier: ctx.get<Notifier>(Notifier),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),
@@ -264,6 +279,7 @@ export const coreModule = () =>
           publicKeys: {
             signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
             notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
+            tlsFetcherSignPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
           },
         });
       })

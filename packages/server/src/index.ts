@@ -40,4 +40,11 @@ export {
   type RateLimiting,
 } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
-export { deriveNotarizer, Notarizer, SignerKey, signerKeyFrom } from './signer-key.js';
+export {
+  deriveNotarizer,
+  deriveTlsFetcherKey,
+  Notarizer,
+  SignerKey,
+  signerKeyFrom,
+  TlsFetcherKey,
+} from './signer-key.js';

@@ -17,9 +17,11 @@ export const EXPLAIN_POLICIES_PATH = `${KEYHOLD_EXTENSION_PREFIX}explain_policie
 
 /**
  * Discovery: every public key Keyhold publishes, `GET` without authentication →
- * `{signerPublicKey, notarizerPublicKey, webhookKeys}`. `signerPublicKey` signs export and
+ * `{signerPublicKey, notarizerPublicKey, tlsFetcherSignPublicKey, webhookKeys}`. `signerPublicKey` signs export and
  * import bundles (`dangerouslyOverrideSignerPublicKey` of `@turnkey/crypto`),
  * `notarizerPublicKey` signs session JWTs (`verifySessionJwtSignature(jwt, notarizerPublicKey)`),
+ * `tlsFetcherSignPublicKey` signs OTP target bundles and verification tokens
+ * (`encryptOtpCodeToBundle`, `verifyOtpVerificationToken`),
  * `webhookKeys` are the JWKS keys that verify webhook deliveries.
  */
 export const PUBLIC_KEYS_PATH = `${KEYHOLD_EXTENSION_PREFIX}public_keys`;

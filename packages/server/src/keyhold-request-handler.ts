@@ -115,7 +115,11 @@ export interface KeyholdRequestHandlerDeps {
   /** The public keys of `GET /public/v1/discovery/webhooks/jwks`. */
   webhookKeys?: readonly { readonly publicKey: Uint8Array; readonly keyId: string }[];
   /** The P-256 keys of `GET /keyhold/v1/public_keys` (uncompressed hex), beside `webhookKeys`. */
-  publicKeys?: { readonly signerPublicKey: string; readonly notarizerPublicKey: string };
+  publicKeys?: {
+    readonly signerPublicKey: string;
+    readonly notarizerPublicKey: string;
+    readonly tlsFetcherSignPublicKey: string;
+  };
 }
 
 /** The discovery document of `GET /keyhold/v1/public_keys`. */
@@ -124,6 +128,8 @@ export interface PublicKeysDocument {
   signerPublicKey: string;
   /** Signs session JWTs. */
   notarizerPublicKey: string;
+  /** Signs OTP target bundles and verification tokens (`@turnkey/crypto`'s OTP overrides). */
+  tlsFetcherSignPublicKey: string;
   /** The JWKS keys that verify webhook deliveries (Ed25519 OKP, with `kid`). */
   webhookKeys: ReturnType<typeof webhookJwks>['keys'];
 }
@@ -245,6 +251,7 @@ export class KeyholdRequestHandler implements RequestHandler {
     const document: PublicKeysDocument = {
       signerPublicKey: publicKeys.signerPublicKey,
       notarizerPublicKey: publicKeys.notarizerPublicKey,
+      tlsFetcherSignPublicKey: publicKeys.tlsFetcherSignPublicKey,
       webhookKeys: webhookJwks(this.deps.webhookKeys ?? []).keys,
     };
     this.publicKeysResponse ??= {

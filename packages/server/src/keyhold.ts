@@ -13,6 +13,7 @@ import {
   bootstrapOrganization,
   Clock,
   Ids,
+  Notifier,
   type PolicyExplainer,
   type QueryService,
   RateLimiter,
@@ -50,10 +51,12 @@ import { Logger } from './logger.js';
 import {
   deriveNotarizer,
   deriveSignerKey,
+  deriveTlsFetcherKey,
   deriveWebhookKey,
   Notarizer,
   SignerKey,
   signerKeyFrom,
+  TlsFetcherKey,
   WebhookKey,
 } from './signer-key.js';
 
@@ -85,6 +88,17 @@ export interface KeyholdOptions {
    * derived from the master key. `keyhold serve --vault pkcs11` passes the token's notarizer.
    */
   notarizer?: SessionNotarizer;
+  /**
+   * The P-256 key that signs OTP target bundles and verification tokens (the TLS fetcher's, in
+   * Turnkey's terms). Default: derived from the master key.
+   */
+  tlsFetcherKey?: Uint8Array;
+  /**
+   * Sends one-time codes by email and SMS (`@keyhold/notifier-smtp`, `@keyhold/notifier-log`
+   * in development). Default: none — INIT_OTP answers that no transport is configured.
+   * Closed by `close()`.
+   */
+  notifier?: Notifier;
   /** How far a request's `timestampMs` may be from now. Default 5 minutes. */
   timestampToleranceMs?: number;
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
@@ -160,6 +174,14 @@ export class Keyhold implements RequestHandler {
     return this.container.get<SessionNotarizer>(Notarizer).publicKey;
   }
 
+  /**
+   * The TLS-fetcher signing key's public half, uncompressed hex: the override of
+   * `encryptOtpCodeToBundle` and `verifyOtpVerificationToken` (`@turnkey/crypto`).
+   */
+  get tlsFetcherSignPublicKey(): string {
+    return this.container.get<SignerKey>(TlsFetcherKey).publicKey;
+  }
+
   /** The transport-agnostic request path. */
   handle(request: RawRequest): Promise<RawResponse> {
     return this.container.get<RequestHandler>(ServerTokens.RequestHandler).handle(request);
@@ -232,6 +254,7 @@ export class Keyhold implements RequestHandler {
         await this.container.get<Store>(Store).close();
       } finally {
         await limiter?.close?.();
+        await this.container.get<Notifier>(Notifier).close?.();
       }
       await vault.close?.();
     } finally {
@@ -265,6 +288,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
         ? webhookSigningKey(options.webhooks.signingKey)
         : deriveWebhookKey(masterKey),
       options.notarizer ?? deriveNotarizer(masterKey),
+      options.tlsFetcherKey ? signerKeyFrom(options.tlsFetcherKey) : deriveTlsFetcherKey(masterKey),
     ),
     memoryStoreModule(),
     softwareVaultModule(masterKey),
@@ -281,6 +305,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Clock, options.clock);
   constant(Ids, options.ids);
   constant(Logger, options.logger);
+  constant(Notifier, options.notifier);
   const serviceOptions: ActivityServiceOptions = {};
   if (options.timestampToleranceMs !== undefined)
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;

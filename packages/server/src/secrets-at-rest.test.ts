@@ -13,15 +13,20 @@
  * The scanner is shown to work on the same data: a marker planted in a wallet name, and a decoy
  * "key" planted there as upper-case hex, are found; so are the sealed blobs and public keys it
  * must see. Without Postgres the Postgres run is skipped loudly (CI: it fails).
+ *
+ * One-time codes too: two codes are sent (INIT_OTP V3, the notifier keeps the messages), one
+ * is verified through VERIFY_OTP V2 (`encryptOtpCodeToBundle`) and one left live; neither
+ * code appears in any table (the `otps` table holds a keyed MAC of each).
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { type Store, Store as StoreId } from '@keyhold/activities';
+import { type NotifierMessage, type Store, Store as StoreId } from '@keyhold/activities';
 import { mnemonicToEntropy, mnemonicToSeedSync, publicKeyFromPrivateKey } from '@keyhold/keys';
 import type { Curve } from '@keyhold/protocol';
 import { createPgliteStore, createPostgresStore, KEYHOLD_TABLES } from '@keyhold/store-postgres';
 import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
 import { bytesToHex } from '@noble/hashes/utils.js';
+import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 // Test helpers of the SQL adapter (no package export: test-only code).
 import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
@@ -200,7 +205,14 @@ const accounts = (index: number) =>
 
 async function secretsStaySealed(target: Target) {
   const masterKey = generateMasterKey();
-  const keyhold = createKeyhold({ store: target.store, masterKey, logger: silentLogger });
+  // The notifier keeps what it is given to send: the test reads the codes from it.
+  const sent: NotifierMessage[] = [];
+  const keyhold = createKeyhold({
+    store: target.store,
+    masterKey,
+    logger: silentLogger,
+    notifier: { send: async (message) => void sent.push(message) },
+  });
   try {
     const apiKey = generateApiKeyPair();
     const { organizationId } = await keyhold.bootstrap({
@@ -255,6 +267,25 @@ async function secretsStaySealed(target: Target) {
       accounts: [],
     });
 
+    // One-time codes: one verified (V2, encrypted to the OTP's target), one left live.
+    const codes: string[] = [];
+    for (const contact of ['verified@example.com', 'live@example.com']) {
+      const otp = await client.run<{ otpId: string; otpEncryptionTargetBundle: string }>(
+        'ACTIVITY_TYPE_INIT_OTP_V3',
+        { otpType: 'OTP_TYPE_EMAIL', contact, appName: 'Secrets' },
+      );
+      const code = sent.at(-1)!.text.match(/sign-in code is ([0-9A-Z]{9})/)![1]!;
+      codes.push(code);
+      if (contact !== 'verified@example.com') continue;
+      const encryptedOtpBundle = await encryptOtpCodeToBundle(
+        code,
+        otp.otpEncryptionTargetBundle,
+        generateP256KeyPair().publicKey,
+        keyhold.tlsFetcherSignPublicKey,
+      );
+      await client.run('ACTIVITY_TYPE_VERIFY_OTP_V2', { otpId: otp.otpId, encryptedOtpBundle });
+    }
+
     // The secrets, revealed with the master key from the sealed values in the store.
     const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
       wallets: await tx.wallets.list(organizationId),
@@ -285,11 +316,14 @@ async function secretsStaySealed(target: Target) {
     // entropy and seed; 3 encodings per key. Two 12-word wallets, one 24-word, 12 keys.
     const perMnemonic = (n: number) => 1 + 3 * (n - 2) + 6;
     expect(needles.length).toBe(2 * perMnemonic(12) + perMnemonic(24) + 12 * 3);
+    needles.push(
+      ...codes.map((code, i) => ({ what: `one-time code ${i}`, text: code, anyCase: true })),
+    );
 
     // Every row of every table.
     const dump = await dumpSchema(target);
     expect([...dump.keys()].sort()).toEqual(expect.arrayContaining([...KEYHOLD_TABLES].sort()));
-    for (const table of ['wallets', 'wallet_accounts', 'private_keys', 'activities']) {
+    for (const table of ['wallets', 'wallet_accounts', 'private_keys', 'activities', 'otps']) {
       expect(dump.get(table)!.length, table).toBeGreaterThan(0);
     }
 

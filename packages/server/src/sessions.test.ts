@@ -114,6 +114,7 @@ describe.each(STORE_TARGETS)('sessions on %s', (_, openStore) => {
     expect(document).toEqual({
       signerPublicKey: kh.server.keyhold.signerPublicKey,
       notarizerPublicKey: kh.server.keyhold.notarizerPublicKey,
+      tlsFetcherSignPublicKey: kh.server.keyhold.tlsFetcherSignPublicKey,
       webhookKeys: jwks.keys,
     });
     expect(document.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);

@@ -70,3 +70,26 @@ export function randomNotarizer(): SessionNotarizer {
 
 /** The inversify service identifier of the SessionNotarizer. */
 export const Notarizer: unique symbol = Symbol.for('keyhold.Notarizer');
+
+/**
+ * The TLS-fetcher signing key: signs OTP target bundles (`otpEncryptionTargetBundle`) and OTP
+ * verification tokens, as Turnkey's TLS fetcher does (wire-compat §3.5, §4). Derived from the
+ * master key like the signer key (its own HKDF label); its public half is
+ * `tlsFetcherSignPublicKey`, the override `encryptOtpCodeToBundle` and
+ * `verifyOtpVerificationToken` of `@turnkey/crypto` take.
+ * @example
+ * deriveTlsFetcherKey(masterKey).publicKey; // '04…', stable for one master key
+ */
+export function deriveTlsFetcherKey(masterKey: Uint8Array): SignerKey {
+  const seed = hkdf(
+    sha256,
+    masterKey,
+    utf8('keyhold'),
+    utf8('keyhold/tls-fetcher-sign/p256/v1'),
+    48,
+  );
+  return signerKeyFrom(p256.utils.randomSecretKey(seed));
+}
+
+/** The inversify service identifier of the TLS-fetcher signing key (a SignerKey). */
+export const TlsFetcherKey: unique symbol = Symbol.for('keyhold.TlsFetcherKey');

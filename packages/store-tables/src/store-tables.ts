@@ -9,6 +9,7 @@ import { ACTIVITIES } from './tables/activities.js';
 import { API_KEYS } from './tables/api-keys.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
+import { OTPS } from './tables/otps.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 import { PRIVATE_KEYS } from './tables/private-keys.js';
@@ -40,6 +41,7 @@ export const STORE_TABLES = {
   webhookEndpoints: WEBHOOK_ENDPOINTS,
   webhookDeliveries: WEBHOOK_DELIVERIES,
   authenticators: AUTHENTICATORS,
+  otps: OTPS,
 } as const;
 
 /**

@@ -15,6 +15,7 @@ import type {
 } from '@keyhold/protocol';
 import type { ActivityScope } from '../activity-scope.js';
 import type { Ids } from '../ports/ids.js';
+import type { Notifier } from '../ports/notifier.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
@@ -36,8 +37,12 @@ export interface ActivityContext {
   readonly work: CryptoWorkPool;
   /** The server's signer key: signs export and import bundles. */
   readonly signer: BundleSigner;
-  /** Signs session JWTs (STAMP_LOGIN, CREATE_READ_ONLY_SESSION). */
+  /** Signs session JWTs (STAMP_LOGIN, CREATE_READ_ONLY_SESSION, OTP_LOGIN). */
   readonly notarizer: SessionNotarizer;
+  /** The TLS-fetcher key: signs OTP target bundles and OTP verification tokens. */
+  readonly tlsFetcher: BundleSigner;
+  /** Sends one-time codes by email or SMS. */
+  readonly notifier: Notifier;
   readonly ids: Ids;
   /** The activity's time (epoch ms): every record it writes carries it. */
   readonly now: number;

@@ -28,6 +28,13 @@ import {
   updateRootQuorumHandler,
 } from './organization.js';
 import {
+  initOtpAuthHandler,
+  initOtpHandler,
+  otpAuthHandler,
+  otpLoginHandler,
+  verifyOtpHandler,
+} from './otp.js';
+import {
   createPoliciesHandler,
   createPolicyHandler,
   deletePoliciesHandler,
@@ -132,6 +139,11 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   STAMP_LOGIN: stampLoginHandler,
   CREATE_READ_WRITE_SESSION: createReadWriteSessionHandler,
   CREATE_READ_ONLY_SESSION: createReadOnlySessionHandler,
+  INIT_OTP: initOtpHandler,
+  VERIFY_OTP: verifyOtpHandler,
+  OTP_LOGIN: otpLoginHandler,
+  INIT_OTP_AUTH: initOtpAuthHandler,
+  OTP_AUTH: otpAuthHandler,
 };
 
 /**

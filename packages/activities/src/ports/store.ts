@@ -14,6 +14,7 @@ import type {
   ApiKeyRecord,
   AuthenticatorRecord,
   OrganizationRecord,
+  OtpRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -295,6 +296,20 @@ export interface WebhookDeliveryRepository {
   deletePending(organizationId: string, endpointId: string): Promise<void>;
 }
 
+/**
+ * One-time codes (INIT_OTP, VERIFY_OTP, OTP_LOGIN), listed by `createdAt`. INIT_OTP removes
+ * the organization's finished ones as it goes, so a listing stays short.
+ */
+export interface OtpRepository {
+  get(organizationId: string, otpId: string): Promise<OtpRecord | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(organizationId: string, otpId: string): Promise<OtpRecord | undefined>;
+  list(organizationId: string): Promise<OtpRecord[]>;
+  insert(record: OtpRecord): Promise<void>;
+  update(record: OtpRecord): Promise<void>;
+  delete(organizationId: string, otpId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -319,6 +334,7 @@ export interface StoreTransaction {
    * reads or locks stays read or locked.
    */
   savepoint<T>(work: () => Promise<T>): Promise<T>;
+  readonly otps: OtpRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

@@ -22,6 +22,7 @@ export {
   parseImportedMnemonic,
   parseImportedPrivateKey,
 } from './import-bundle.js';
+export { createOtpTargetBundle, type OtpBundleContent, openOtpBundle } from './otp-bundle.js';
 export {
   BUNDLE_VERSION,
   type BundleSigner,

@@ -128,6 +128,55 @@ const clientSignature = () =>
     ['publicKey', 'scheme', 'message', 'signature'],
   );
 
+/** `OTP_TYPE_EMAIL` or `OTP_TYPE_SMS`. */
+export const OTP_TYPES = ['OTP_TYPE_EMAIL', 'OTP_TYPE_SMS'] as const;
+
+/** `emailCustomization` of INIT_OTP; V1 carries the app name in it. */
+const emailCustomization = () =>
+  obj({
+    appName: str({ maxLength: 256 }),
+    logoUrl: str({ maxLength: 2048 }),
+    magicLinkTemplate: str({ maxLength: 2048 }),
+    templateVariables: withError(str({ maxLength: 16384 }), 'INVALID_TEMPLATE_VARIABLES'),
+    templateId: str({ maxLength: 256 }),
+  });
+
+/** INIT_OTP's parameters; from V2 `appName` is a parameter of its own. */
+const initOtpProperties = {
+  otpType: enumOf(OTP_TYPES),
+  contact: withError(str({ minLength: 1, maxLength: 320 }), 'INVALID_CONTACT', 'INVALID_CONTACT'),
+  otpLength: withError(int(), 'INVALID_OTP_LENGTH'),
+  emailCustomization: emailCustomization(),
+  smsCustomization: obj({ template: str({ maxLength: 1024 }) }),
+  userIdentifier: str({ maxLength: 256 }),
+  sendFromEmailAddress: str({ maxLength: 320 }),
+  alphanumeric: bool(),
+  sendFromEmailSenderName: str({ maxLength: 256 }),
+  replyToEmailAddress: str({ maxLength: 320 }),
+  expirationSeconds: withError(str({ pattern: '^[0-9]{1,12}$' }), 'INVALID_OTP_EXPIRATION'),
+};
+
+/** INIT_OTP_AUTH V1's parameters: INIT_OTP's without length, alphabet and expiry. */
+const {
+  otpLength: _length,
+  alphanumeric: _alphanumeric,
+  expirationSeconds: _expiry,
+  ...initOtpAuthV1Properties
+} = initOtpProperties;
+
+/** OTP_LOGIN's parameters (V1: the client signature is optional). */
+const otpLoginProperties = {
+  verificationToken: withError(
+    str({ minLength: 1, maxLength: 8192 }),
+    'INVALID_VERIFICATION_TOKEN',
+  ),
+  publicKey: sessionPublicKey(),
+  clientSignature: clientSignature(),
+  expirationSeconds: sessionExpirationSeconds(),
+  invalidateExisting: bool(),
+  sessionProfileId: str({ maxLength: 256 }),
+};
+
 /**
  * CREATE_SUB_ORGANIZATION V2–V8 (V1 below), in wire order: the name, root users (whose shape is the
  * version's) and threshold; from V4 a wallet and the email switches; from V7 the SMS/OTP
@@ -432,6 +481,82 @@ export const INTENT_SCHEMAS = {
     ['targetPublicKey'],
   ),
   ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: obj({}, []),
+
+  ACTIVITY_TYPE_INIT_OTP: obj(initOtpProperties, ['otpType', 'contact']),
+  ACTIVITY_TYPE_INIT_OTP_V2: obj({ ...initOtpProperties, appName: str({ maxLength: 256 }) }, [
+    'otpType',
+    'contact',
+  ]),
+  ACTIVITY_TYPE_INIT_OTP_V3: obj(
+    { ...initOtpProperties, appName: str({ minLength: 1, maxLength: 256 }) },
+    ['otpType', 'contact', 'appName'],
+  ),
+  // INIT_OTP_AUTH V1 has neither length nor alphabet; V2 adds them; V3 is INIT_OTP V3's.
+  ACTIVITY_TYPE_INIT_OTP_AUTH: obj(initOtpAuthV1Properties, ['otpType', 'contact']),
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V2: obj(
+    {
+      ...initOtpAuthV1Properties,
+      otpLength: initOtpProperties.otpLength,
+      alphanumeric: initOtpProperties.alphanumeric,
+    },
+    ['otpType', 'contact'],
+  ),
+  ACTIVITY_TYPE_INIT_OTP_AUTH_V3: obj(
+    { ...initOtpProperties, appName: str({ minLength: 1, maxLength: 256 }) },
+    ['otpType', 'contact', 'appName'],
+  ),
+  ACTIVITY_TYPE_OTP_AUTH: obj(
+    {
+      otpId: withError(uuid(), 'OTP_NOT_FOUND'),
+      otpCode: withError(
+        str({ minLength: 1, maxLength: 64 }),
+        'INVALID_OTP_CODE',
+        'INVALID_OTP_CODE',
+      ),
+      targetPublicKey: targetPublicKey(),
+      apiKeyName: name(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+    },
+    ['otpId', 'otpCode', 'targetPublicKey'],
+  ),
+  ACTIVITY_TYPE_VERIFY_OTP: obj(
+    {
+      otpId: withError(uuid(), 'OTP_NOT_FOUND'),
+      otpCode: withError(
+        str({ minLength: 1, maxLength: 64 }),
+        'INVALID_OTP_CODE',
+        'INVALID_OTP_CODE',
+      ),
+      expirationSeconds: withError(
+        str({ pattern: '^[0-9]{1,12}$' }),
+        'INVALID_VERIFICATION_TOKEN_EXPIRATION',
+      ),
+      publicKey: sessionPublicKey(),
+    },
+    ['otpId', 'otpCode'],
+  ),
+  ACTIVITY_TYPE_VERIFY_OTP_V2: obj(
+    {
+      otpId: withError(uuid(), 'OTP_NOT_FOUND'),
+      encryptedOtpBundle: withError(
+        str({ minLength: 2, maxLength: 65536 }),
+        'INVALID_OTP_CODE',
+        'INVALID_OTP_CODE',
+      ),
+      expirationSeconds: withError(
+        str({ pattern: '^[0-9]{1,12}$' }),
+        'INVALID_VERIFICATION_TOKEN_EXPIRATION',
+      ),
+    },
+    ['otpId', 'encryptedOtpBundle'],
+  ),
+  ACTIVITY_TYPE_OTP_LOGIN: obj(otpLoginProperties, ['verificationToken', 'publicKey']),
+  ACTIVITY_TYPE_OTP_LOGIN_V2: obj(otpLoginProperties, [
+    'verificationToken',
+    'publicKey',
+    'clientSignature',
+  ]),
 
   ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',

@@ -65,6 +65,8 @@ export function handlerContext(parts: HandlerContextParts): ActivityContext {
     work: only('work', {}),
     signer: only('signer', {}),
     notarizer: only('notarizer', {}),
+    tlsFetcher: only('tlsFetcher', {}),
+    notifier: only('notifier', {}),
     ids: { uuid: () => `id-${++next}`, activityId: () => 'activity-1' },
     now: parts.now ?? 1_700_000_000_000,
     activityId: 'activity-1',
