@@ -25,5 +25,7 @@ CREATE TABLE authenticators (
 );
 CREATE INDEX authenticators_listing_idx ON authenticators (organization_id, created_at, seq);
 CREATE INDEX authenticators_credential_idx ON authenticators (credential_id, organization_id);
+-- A user's passkeys, in creation order: listed with the user, and by the credential lookup.
+CREATE INDEX authenticators_user_idx ON authenticators (organization_id, user_id, created_at, seq);
 
 ALTER TABLE organizations ADD COLUMN allowed_origins text[];
