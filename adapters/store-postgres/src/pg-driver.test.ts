@@ -123,6 +123,8 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 6 },
       { version: 7 },
       { version: 8 },
+      { version: 9 },
+      { version: 10 },
     ]);
   });
 

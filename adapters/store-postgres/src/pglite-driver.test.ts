@@ -94,6 +94,8 @@ describe('PGlite data directory', () => {
       { version: 6 },
       { version: 7 },
       { version: 8 },
+      { version: 9 },
+      { version: 10 },
     ]);
   });
 
