@@ -48,8 +48,10 @@ export async function openStore(
       });
       // Loaded here, not at the top: embedding @keyhold/server loads no database driver.
       const { createPgliteStore } = await import('@keyhold/store-postgres');
-      // PGlite on a thread of its own: its WebAssembly does not take turns with requests.
-      const store = await createPgliteStore({ dataDir: dir.pgdata, thread: 'worker' });
+      // PGlite on the request thread: on a worker (`thread: 'worker'`) each statement is a
+      // message each way, and the worker holds PGlite's one transaction while it waits for the
+      // next — measured slower (bench/README.md, "PGlite on a worker thread").
+      const store = await createPgliteStore({ dataDir: dir.pgdata });
       await makePrivate(dir.root);
       const close = store.close.bind(store);
       store.close = async () => {
