@@ -82,67 +82,74 @@ const otps = new SqlTable(STORE_TABLES.otps);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
- * Credential lookup, one statement: the API keys with public key $1 in organization $2, in its
- * parent $3, and ($4) in at most two of its sub-organizations, each key once under the first
- * relation that applies, each with its user (NULL when gone). The organization and parent
- * branches use the unique (organization_id, public_key) index; the sub-organization branch
- * starts from `api_keys_public_key_idx` (store version 6), so its cost does not grow with the
- * number of sub-organizations. Rows come back as jsonb: api_keys and users share column names.
+ * A credential lookup, one statement: the rows of `table` whose `keyColumn` is $1 in
+ * organization $2, in its parent $3, and ($4) in at most two of its sub-organizations, each row
+ * once under the first relation that applies, each with its user (NULL when gone) and
+ * `holderColumns`. The organization and parent branches use the table's unique
+ * (organization_id, key) constraint; the sub-organization branch starts from its (key,
+ * organization_id) index (`api_keys_public_key_idx`, store version 6;
+ * `authenticators_credential_idx`, version 8), so its cost does not grow with the number of
+ * sub-organizations. Rows come back as jsonb: the credential tables and users share column
+ * names.
  */
-const FIND_API_KEY_CREDENTIALS = `
+function credentialLookup(
+  table: 'api_keys' | 'authenticators',
+  keyColumn: 'public_key' | 'credential_id',
+  as: 'api_key' | 'authenticator',
+  holderColumns = '',
+): string {
+  return `
   WITH found AS (
-    SELECT 0 AS rank, 'self' AS relation, k.* FROM api_keys k
-     WHERE k.public_key = $1 AND k.organization_id = $2
+    SELECT 0 AS rank, 'self' AS relation, c.* FROM ${table} c
+     WHERE c.${keyColumn} = $1 AND c.organization_id = $2
     UNION ALL
-    SELECT 1, 'parent', k.* FROM api_keys k
-     WHERE k.public_key = $1 AND k.organization_id = $3::text AND $3::text <> $2
+    SELECT 1, 'parent', c.* FROM ${table} c
+     WHERE c.${keyColumn} = $1 AND c.organization_id = $3::text AND $3::text <> $2
     UNION ALL
-    (SELECT 1 + row_number() OVER (ORDER BY o.created_at, o.organization_id), 'child', k.*
-       FROM api_keys k
-       JOIN organizations o ON o.organization_id = k.organization_id
-      WHERE $4::boolean AND k.public_key = $1 AND o.parent_organization_id = $2
-        AND k.organization_id <> $2 AND k.organization_id IS DISTINCT FROM $3::text
+    (SELECT 1 + row_number() OVER (ORDER BY o.created_at, o.organization_id), 'child', c.*
+       FROM ${table} c
+       JOIN organizations o ON o.organization_id = c.organization_id
+      WHERE $4::boolean AND c.${keyColumn} = $1 AND o.parent_organization_id = $2
+        AND c.organization_id <> $2 AND c.organization_id IS DISTINCT FROM $3::text
       ORDER BY o.created_at, o.organization_id
       LIMIT 2)
   )
-  SELECT f.relation, to_jsonb(f) AS api_key, to_jsonb(u) AS holder,
-         CASE WHEN u.user_id IS NOT NULL THEN
-           (SELECT jsonb_agg(to_jsonb(h) ORDER BY h.created_at, h.seq) FROM api_keys h
-             WHERE h.organization_id = f.organization_id AND h.user_id = f.user_id)
-         END AS holder_api_keys,
-         CASE WHEN u.user_id IS NOT NULL THEN
-           (SELECT jsonb_agg(to_jsonb(a) ORDER BY a.created_at, a.seq) FROM authenticators a
-             WHERE a.organization_id = f.organization_id AND a.user_id = f.user_id)
-         END AS holder_authenticators
+  SELECT f.relation, to_jsonb(f) AS ${as}, to_jsonb(u) AS holder${holderColumns}
     FROM found f
     LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
    ORDER BY f.rank`;
+}
 
-/**
- * FIND_API_KEY_CREDENTIALS for passkeys: by credential id $1, through
- * `authenticators_credential_id_key` and, for sub-organizations, `authenticators_credential_idx`
- * (store version 8).
- */
-const FIND_AUTHENTICATOR_CREDENTIALS = `
-  WITH found AS (
-    SELECT 0 AS rank, 'self' AS relation, a.* FROM authenticators a
-     WHERE a.credential_id = $1 AND a.organization_id = $2
-    UNION ALL
-    SELECT 1, 'parent', a.* FROM authenticators a
-     WHERE a.credential_id = $1 AND a.organization_id = $3::text AND $3::text <> $2
-    UNION ALL
-    (SELECT 1 + row_number() OVER (ORDER BY o.created_at, o.organization_id), 'child', a.*
-       FROM authenticators a
-       JOIN organizations o ON o.organization_id = a.organization_id
-      WHERE $4::boolean AND a.credential_id = $1 AND o.parent_organization_id = $2
-        AND a.organization_id <> $2 AND a.organization_id IS DISTINCT FROM $3::text
-      ORDER BY o.created_at, o.organization_id
-      LIMIT 2)
-  )
-  SELECT f.relation, to_jsonb(f) AS authenticator, to_jsonb(u) AS holder
-    FROM found f
-    LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
-   ORDER BY f.rank`;
+/** A found holder's credentials of `table`, in creation order (NULL without a holder). */
+const holderCredentials = (table: 'api_keys' | 'authenticators', as: string) => `,
+         CASE WHEN u.user_id IS NOT NULL THEN
+           (SELECT jsonb_agg(to_jsonb(h) ORDER BY h.created_at, h.seq) FROM ${table} h
+             WHERE h.organization_id = f.organization_id AND h.user_id = f.user_id)
+         END AS ${as}`;
+
+/** API keys by public key, with the holder's API keys and passkeys (a vote records both). */
+const FIND_API_KEY_CREDENTIALS = credentialLookup(
+  'api_keys',
+  'public_key',
+  'api_key',
+  holderCredentials('api_keys', 'holder_api_keys') +
+    holderCredentials('authenticators', 'holder_authenticators'),
+);
+
+/** Passkeys by credential id. */
+const FIND_AUTHENTICATOR_CREDENTIALS = credentialLookup(
+  'authenticators',
+  'credential_id',
+  'authenticator',
+);
+
+/** The parameters of a `credentialLookup` statement. */
+const credentialLookupParams = (key: string, scope: CredentialScope): unknown[] => [
+  key,
+  scope.organizationId,
+  scope.parentOrganizationId ?? null,
+  scope.includeChildren,
+];
 
 /** The one row a statement selects, as a record. */
 async function one<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
@@ -289,12 +296,10 @@ class CredentialRepositoryOver implements CredentialRepository {
     credentialId: string,
     scope: CredentialScope,
   ): Promise<AuthenticatorCredential[]> {
-    const rows = await this.db.query(FIND_AUTHENTICATOR_CREDENTIALS, [
-      credentialId,
-      scope.organizationId,
-      scope.parentOrganizationId ?? null,
-      scope.includeChildren,
-    ]);
+    const rows = await this.db.query(
+      FIND_AUTHENTICATOR_CREDENTIALS,
+      credentialLookupParams(credentialId, scope),
+    );
     return rows.map((r) => {
       const credential: AuthenticatorCredential = {
         relation: r.relation as CredentialRelation,
@@ -306,12 +311,10 @@ class CredentialRepositoryOver implements CredentialRepository {
   }
 
   async findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]> {
-    const rows = await this.db.query(FIND_API_KEY_CREDENTIALS, [
-      publicKey,
-      scope.organizationId,
-      scope.parentOrganizationId ?? null,
-      scope.includeChildren,
-    ]);
+    const rows = await this.db.query(
+      FIND_API_KEY_CREDENTIALS,
+      credentialLookupParams(publicKey, scope),
+    );
     return rows.map((r) => {
       const credential: ApiKeyCredential = {
         relation: r.relation as CredentialRelation,
