@@ -3,41 +3,17 @@
  * arrives with the sender name, address, reply-to, subject and both bodies; a wrong login, a
  * server that is not there and an SMS are refused with the port's errors.
  */
-import type { AddressInfo } from 'node:net';
 import { NotifierChannelUnsupportedError, NotifierUnavailableError } from '@keyhold/activities';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseSmtpUrl, smtpNotifier } from './smtp-notifier.js';
+import { type SmtpMailbox, startSmtpMailbox } from './testing/smtp-mailbox.js';
 
-const received: { from: string; to: string[]; raw: string }[] = [];
-let server: SMTPServer;
-let port: number;
+let mailbox: SmtpMailbox;
 
 beforeAll(async () => {
-  server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'me' && auth.password === 'p@ss word')
-        return callback(null, { user: 'me' });
-      return callback(new Error('invalid login'));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  port = (server.server.address() as AddressInfo).port;
+  mailbox = await startSmtpMailbox({ username: 'me', password: 'p@ss word' });
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => mailbox.close());
 
 const email = {
   channel: 'email' as const,
@@ -51,14 +27,14 @@ const email = {
 describe('smtpNotifier', () => {
   it('delivers an email with its sender, reply-to, subject and bodies', async () => {
     const notifier = smtpNotifier({
-      url: `smtp://me:${encodeURIComponent('p@ss word')}@127.0.0.1:${port}`,
+      url: `smtp://me:${encodeURIComponent('p@ss word')}@127.0.0.1:${mailbox.port}`,
       from: 'login@acme.test',
     });
     await notifier.send({ ...email, replyTo: 'help@acme.test' });
     await notifier.send({ ...email, fromAddress: 'other@acme.test' });
     await notifier.close?.();
-    expect(received).toHaveLength(2);
-    const [first, second] = received;
+    expect(mailbox.received).toHaveLength(2);
+    const [first, second] = mailbox.received;
     expect(first!.from).toBe('login@acme.test');
     expect(first!.to).toEqual(['alice@example.com']);
     expect(first!.raw).toContain('From: Acme <login@acme.test>');
@@ -71,7 +47,7 @@ describe('smtpNotifier', () => {
 
   it('a wrong login or an absent server is NotifierUnavailableError, never the message', async () => {
     const wrongLogin = smtpNotifier({
-      url: `smtp://me:nope@127.0.0.1:${port}`,
+      url: `smtp://me:nope@127.0.0.1:${mailbox.port}`,
       from: 'a@acme.test',
     });
     const refused = await wrongLogin.send(email).catch((e: unknown) => e);
@@ -88,7 +64,7 @@ describe('smtpNotifier', () => {
   });
 
   it('refuses SMS: it is not an SMTP channel', async () => {
-    const notifier = smtpNotifier({ url: `smtp://127.0.0.1:${port}`, from: 'a@acme.test' });
+    const notifier = smtpNotifier({ url: `smtp://127.0.0.1:${mailbox.port}`, from: 'a@acme.test' });
     await expect(notifier.send({ channel: 'sms', to: '+15555550100', text: 'x' })).rejects.toThrow(
       NotifierChannelUnsupportedError,
     );

@@ -21,40 +21,22 @@ import {
   verifySessionJwtSignature,
 } from '@turnkey/crypto';
 import { Turnkey } from '@turnkey/sdk-server';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The loopback SMTP server of the notifier's tests (test-only code, no package export).
+import {
+  type SmtpMailbox,
+  startSmtpMailbox,
+} from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
 import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
 
-const mails: { to: string[]; raw: string }[] = [];
-let smtp: SMTPServer;
-let smtpPort: number;
+let mailbox: SmtpMailbox;
 
 beforeAll(async () => {
-  smtp = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'keyhold' && auth.password === 'pw')
-        return callback(null, { user: 'k' });
-      return callback(new Error('invalid login'));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        mails.push({
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  smtpPort = (smtp.server.address() as AddressInfo).port;
+  mailbox = await startSmtpMailbox({ username: 'keyhold', password: 'pw' });
 });
 afterAll(async () => {
   killKeyholdProcesses();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await mailbox.close();
 });
 
 const client = (
@@ -82,7 +64,7 @@ describe('keyhold serve --smtp', () => {
       '--bootstrap-api-public-key',
       root.publicKey,
       '--smtp',
-      `smtp://keyhold:pw@127.0.0.1:${smtpPort}`,
+      mailbox.url,
       '--email-from',
       'login@keyhold.test',
     ]);
@@ -114,7 +96,7 @@ describe('keyhold serve --smtp', () => {
       contact: 'alice@example.com',
       appName: 'Acme',
     });
-    const mail = mails.at(-1)!;
+    const mail = mailbox.received.at(-1)!;
     expect(mail.to).toEqual(['alice@example.com']);
     const code = mail.raw.match(/sign-in code is ([0-9A-Z]{9})/)![1]!;
     const encryptedOtpBundle = await encryptOtpCodeToBundle(

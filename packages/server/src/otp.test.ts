@@ -9,7 +9,6 @@
  * are Status bodies with the catalogue's message and leave nothing stored. Run on memory and
  * on embedded PGlite.
  */
-import type { AddressInfo } from 'node:net';
 import type { Clock } from '@keyhold/activities';
 import { smtpNotifier } from '@keyhold/notifier-smtp';
 import { p256 } from '@noble/curves/nist.js';
@@ -23,8 +22,13 @@ import {
   verifyOtpVerificationToken,
   verifySessionJwtSignature,
 } from '@turnkey/crypto';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The loopback SMTP server of the notifier's tests (test-only code, no package export).
+import {
+  type ReceivedMail,
+  type SmtpMailbox,
+  startSmtpMailbox,
+} from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
   rejection,
@@ -34,48 +38,8 @@ import {
 } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 
-interface ReceivedMail {
-  from: string;
-  to: string[];
-  raw: string;
-}
-
-/** An SMTP server on a free loopback port that keeps what it receives (login required). */
-async function startMailbox() {
-  const received: ReceivedMail[] = [];
-  const server = new SMTPServer({
-    secure: false,
-    disabledCommands: ['STARTTLS'],
-    authOptional: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === 'keyhold' && auth.password === 's3cret')
-        return callback(null, { user: 'keyhold' });
-      return callback(new Error('invalid login'));
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (c: Buffer) => chunks.push(c));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((r) => r.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    url: `smtp://keyhold:s3cret@127.0.0.1:${port}`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 /** The code of the last mail sent to `to`. */
-function codeSentTo(mailbox: { received: ReceivedMail[] }, to: string): string {
+function codeSentTo(mailbox: { received: readonly ReceivedMail[] }, to: string): string {
   const mail = mailbox.received.filter((m) => m.to.includes(to)).at(-1);
   const code = mail?.raw.match(/sign-in code is ([0-9A-Z]{6,9})/)?.[1];
   if (!code) throw new Error(`no code mailed to ${to}`);
@@ -115,7 +79,7 @@ const tokenIdOf = (token: string) =>
 
 describe.each(STORE_TARGETS)('one-time codes by email through SMTP on %s', (_, openStore) => {
   let kh: TurnkeyServer;
-  let mailbox: Awaited<ReturnType<typeof startMailbox>>;
+  let mailbox: SmtpMailbox;
   const clock = movableClock();
   let subOrgId: string;
   let endUserId: string;
@@ -123,7 +87,7 @@ describe.each(STORE_TARGETS)('one-time codes by email through SMTP on %s', (_, o
   const email = 'alice@example.com';
 
   beforeAll(async () => {
-    mailbox = await startMailbox();
+    mailbox = await startSmtpMailbox({ username: 'keyhold', password: 's3cret' });
     kh = await startTurnkeyServer({
       ...(await openStore()),
       clock,
