@@ -248,19 +248,21 @@ export class ActivityService {
     const parameters = body.parameters as Record<string, unknown>;
     const vote = VOTE_KINDS.has(definition.kind);
     const handler = vote ? undefined : handlerOf(definition);
+    let stored = { parameters, text };
+    const refusal = refusalOf(() => {
+      if (!handler) return validateIntent(definition.type, parameters);
+      checkIntent(definition, parameters, handler, this.precheckSettings);
+      stored = this.storedForm(handler, body, parameters) ?? stored;
+    });
     const submission: ParsedSubmission = {
       definition,
-      refusal: refusalOf(() =>
-        handler
-          ? checkIntent(definition, parameters, handler, this.precheckSettings)
-          : validateIntent(definition.type, parameters),
-      ),
+      refusal,
       organizationId: organizationIdOf(body),
       fingerprint: fingerprintOf(request.rawBody),
-      parameters,
+      parameters: stored.parameters,
       body,
       stamp,
-      text,
+      text: stored.text,
       cost: activityCost(definition.kind, body.parameters),
       meter,
     };
@@ -621,6 +623,21 @@ export class ActivityService {
         toleranceMs: this.tolerance,
       });
     }
+  }
+
+  /**
+   * The parameters and the vote message as the store keeps them, when the handler keeps a
+   * secret of the intent in a derived form (see `ActivityHandler.storedParameters`). The
+   * stored message is then the body with those parameters, which the stamp no longer covers.
+   */
+  private storedForm(
+    handler: ActivityHandler,
+    body: Record<string, unknown>,
+    parameters: Record<string, unknown>,
+  ): { parameters: Record<string, unknown>; text: string } | undefined {
+    if (!handler.storedParameters) return undefined;
+    const stored = handler.storedParameters(parameters, { tlsFetcher: this.tlsFetcher });
+    return { parameters: stored, text: JSON.stringify({ ...body, parameters: stored }) };
   }
 
   private newRecord(s: ParsedSubmission, organizationId: string, now: number): ActivityRecord {

@@ -267,15 +267,19 @@ async function secretsStaySealed(target: Target) {
       accounts: [],
     });
 
-    // One-time codes: one verified (V2, encrypted to the OTP's target), one left live.
+    // One-time codes: one verified by V2 (encrypted to the OTP's target), one by V1 (the code
+    // in the clear in the intent, which the activity must not keep), one left live.
     const codes: string[] = [];
-    for (const contact of ['verified@example.com', 'live@example.com']) {
+    for (const contact of ['verified@example.com', 'v1@example.com', 'live@example.com']) {
       const otp = await client.run<{ otpId: string; otpEncryptionTargetBundle: string }>(
         'ACTIVITY_TYPE_INIT_OTP_V3',
         { otpType: 'OTP_TYPE_EMAIL', contact, appName: 'Secrets' },
       );
       const code = sent.at(-1)!.text.match(/sign-in code is ([0-9A-Z]{9})/)![1]!;
       codes.push(code);
+      if (contact === 'v1@example.com') {
+        await client.run('ACTIVITY_TYPE_VERIFY_OTP', { otpId: otp.otpId, otpCode: code });
+      }
       if (contact !== 'verified@example.com') continue;
       const encryptedOtpBundle = await encryptOtpCodeToBundle(
         code,

@@ -100,8 +100,24 @@ export interface ActivityHandler<P = ValidatedIntent, R = ActivityResult> {
    * nothing, as a precheck's does.
    */
   readonly verify?: (ctx: ProposalContext, parameters: P) => Promise<void>;
+  /**
+   * The parameters as the store keeps them, for an intent that carries a secret the handler can
+   * check in a derived form (a one-time code as its keyed MAC): the activity's parameters and
+   * its first vote's message hold this form, and `execute` receives it, so no stored row or
+   * view carries the secret. Runs after `precheck`; a KeyholdError it throws refuses the request.
+   */
+  readonly storedParameters?: (parameters: P, keys: StorageKeys) => P;
   /** Returns the content of the result member. */
   readonly execute: (ctx: ActivityContext, parameters: P) => Promise<R>;
+}
+
+/**
+ * The server keys a handler's `storedParameters` may derive from.
+ * @example
+ * const keys: StorageKeys = { tlsFetcher: { privateKey } };
+ */
+export interface StorageKeys {
+  readonly tlsFetcher: BundleSigner;
 }
 
 /**

@@ -16,6 +16,8 @@ import {
   otpCodeMatches,
   otpLength,
   otpMacKey,
+  storedOtpCode,
+  storedOtpCodeMatches,
 } from './otp-code.js';
 
 const errorOf = (f: () => unknown) => {
@@ -62,6 +64,26 @@ describe('one-time codes', () => {
           expect(otpCodeMatches(otherKey, otpId, code, mac)).toBe(false);
         },
       ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('property: the stored form of a code is its MAC, matches, and is never taken for one', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 6, max: 9 }), fc.uuid(), (length, otpId) => {
+        const code = generateOtpCode(length, true);
+        const mac = otpCodeMac(key, otpId, code);
+        const stored = storedOtpCode(key, otpId, code);
+        expect(stored).toBe(`hmac-sha256:${mac}`);
+        expect(storedOtpCodeMatches(key, otpId, stored, mac)).toBe(true);
+        // A record kept before the stored form: the bare code still matches.
+        expect(storedOtpCodeMatches(key, otpId, code, mac)).toBe(true);
+        // Whoever reads the MAC and submits it marked as a code gets it MACed again.
+        expect(storedOtpCodeMatches(key, otpId, storedOtpCode(key, otpId, stored), mac)).toBe(
+          false,
+        );
+        expect(storedOtpCodeMatches(key, otpId, `hmac-sha256:${'0'.repeat(64)}`, mac)).toBe(false);
+      }),
       { numRuns: 100 },
     );
   });

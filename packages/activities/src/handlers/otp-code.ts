@@ -107,6 +107,37 @@ export function otpCodeMatches(
   return candidate.length === stored.length && timingSafeEqual(candidate, stored);
 }
 
+/** Marks a code's MAC where an activity's stored parameters would hold the code. */
+const STORED_CODE_PREFIX = 'hmac-sha256:';
+
+/**
+ * A code as an activity's stored parameters keep it: its MAC, marked. A marked value submitted
+ * as a code is itself MACed, so the stored form is never accepted from the wire.
+ * @example
+ * storedOtpCode(key, otpId, '123456'); // 'hmac-sha256:9f…'
+ */
+export function storedOtpCode(key: Uint8Array, otpId: string, code: string): string {
+  return `${STORED_CODE_PREFIX}${otpCodeMac(key, otpId, code)}`;
+}
+
+/**
+ * Whether a stored parameter (see `storedOtpCode`; a bare code from a record kept before the
+ * stored form existed) is the code whose MAC is `storedMac`, in constant time.
+ * @example
+ * storedOtpCodeMatches(key, otpId, storedOtpCode(key, otpId, code), otp.codeMac); // true
+ */
+export function storedOtpCodeMatches(
+  key: Uint8Array,
+  otpId: string,
+  stored: string,
+  storedMac: string,
+): boolean {
+  if (!stored.startsWith(STORED_CODE_PREFIX)) return otpCodeMatches(key, otpId, stored, storedMac);
+  const candidate = Buffer.from(stored.slice(STORED_CODE_PREFIX.length), 'hex');
+  const expected = Buffer.from(storedMac, 'hex');
+  return candidate.length === expected.length && timingSafeEqual(candidate, expected);
+}
+
 /**
  * A contact as it is compared and stored: an email address lower-cased, a phone number
  * without spaces, dashes, dots or parentheses.

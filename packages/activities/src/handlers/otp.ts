@@ -21,6 +21,7 @@
  * @module
  */
 import {
+  type BundleSigner,
   createCredentialBundle,
   createOtpTargetBundle,
   createOtpVerificationToken,
@@ -47,9 +48,10 @@ import {
   MAX_VERIFICATION_TOKEN_SECONDS,
   normalizeContact,
   otpCodeMac,
-  otpCodeMatches,
   otpLength,
   otpMacKey,
+  storedOtpCode,
+  storedOtpCodeMatches,
 } from './otp-code.js';
 import { parseTemplateVariables, renderOtpMessage } from './otp-message.js';
 import { addSessionKey, sessionSeconds } from './session-keys.js';
@@ -198,6 +200,10 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
       normalizeApiPublicKey('API_KEY_CURVE_P256', p.publicKey);
     }
   },
+  storedParameters(p, keys) {
+    if (!('otpCode' in p)) return p;
+    return { ...p, otpCode: storedCode(keys.tlsFetcher, p.otpId, p.otpCode) };
+  },
   async execute(ctx, p) {
     const orgId = ctx.organization.organizationId;
     const otp = await usableOtp(ctx, p.otpId);
@@ -218,7 +224,7 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
       code = p.otpCode;
       publicKey = p.publicKey;
     }
-    await checkCode(ctx, otp, code);
+    await checkCode(ctx, otp, code, 'encryptedOtpBundle' in p);
     let boundKey = '';
     if (publicKey !== undefined) {
       try {
@@ -260,9 +266,13 @@ export const otpAuthHandler: HandlerOf<'OTP_AUTH'> = {
     sessionSeconds(p.expirationSeconds);
     normalizeTargetKey(p.targetPublicKey);
   },
+  storedParameters: (p, keys) => ({
+    ...p,
+    otpCode: storedCode(keys.tlsFetcher, p.otpId, p.otpCode),
+  }),
   async execute(ctx, p) {
     const otp = await usableOtp(ctx, p.otpId);
-    await checkCode(ctx, otp, p.otpCode);
+    await checkCode(ctx, otp, p.otpCode, false);
     await ctx.tx.otps.update({ ...otp, verifiedAt: ctx.now, updatedAt: ctx.now });
     const user = await findUserWithContact(ctx, otp.otpType, otp.contact);
     // The code was right but no user has the contact: as wrong as a wrong code to the caller.
@@ -317,9 +327,23 @@ async function usableOtp(ctx: ActivityContext, otpId: string): Promise<OtpRecord
   return otp;
 }
 
-/** Refuses a wrong code, counting the attempt. */
-async function checkCode(ctx: ActivityContext, otp: OtpRecord, code: string): Promise<void> {
-  if (!otpCodeMatches(otpMacKey(ctx.tlsFetcher.privateKey), otp.otpId, code, otp.codeMac)) {
+/** A code of an intent as the activity stores it (its MAC): no row holds the code. */
+function storedCode(tlsFetcher: BundleSigner, otpId: string, code: string): string {
+  return storedOtpCode(otpMacKey(tlsFetcher.privateKey), otpId.toLowerCase(), code);
+}
+
+/**
+ * Refuses a wrong code, counting the attempt. `code` is the stored parameter (the code's MAC),
+ * or with `plain` a code opened from an encrypted bundle.
+ */
+async function checkCode(
+  ctx: ActivityContext,
+  otp: OtpRecord,
+  code: string,
+  plain: boolean,
+): Promise<void> {
+  const stored = plain ? storedCode(ctx.tlsFetcher, otp.otpId, code) : code;
+  if (!storedOtpCodeMatches(otpMacKey(ctx.tlsFetcher.privateKey), otp.otpId, stored, otp.codeMac)) {
     await refuseWrongCode(ctx, otp, new KeyholdError('INVALID_OTP_CODE'));
   }
 }
