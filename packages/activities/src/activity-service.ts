@@ -66,6 +66,7 @@ import { ExecutionRefusal } from './handlers/execution-refusal.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
+import type { Metrics } from './ports/metrics.js';
 import { type Notifier, noNotifier } from './ports/notifier.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
@@ -104,6 +105,8 @@ export interface ActivityServiceOptions {
 export interface ActivityServiceDeps {
   store: Store;
   vault: KeyVault;
+  /** Times policy decisions. Default: none. */
+  metrics?: Metrics;
   /**
    * Where handlers run CPU-heavy public-key jobs (`ActivityContext.work`). Default: inline. The
    * server passes the pool its vault derives in, so both draw from the same threads.
@@ -322,7 +325,7 @@ export class ActivityService {
           principal.organizationId === organization.organizationId
             ? organization
             : await requireOrganization(tx, principal.organizationId);
-        const decision = await decide(
+        const decision = await this.decide(
           deciding === organization ? scope : new ActivityScope(tx, deciding.organizationId),
           {
             organization: deciding,
@@ -459,7 +462,7 @@ export class ActivityService {
       const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
       target.votes.push(vote);
       target.updatedAt = now;
-      const decision = await decide(
+      const decision = await this.decide(
         scope,
         { organization, definition, parameters: target.parameters, votes: target.votes },
         now,
@@ -623,6 +626,14 @@ export class ActivityService {
         toleranceMs: this.tolerance,
       });
     }
+  }
+
+  /** `decide`, timed for the metrics (reading the policies included). */
+  private async decide(...args: Parameters<typeof decide>): Promise<ActivityDecision> {
+    const started = performance.now();
+    const decision = await decide(...args);
+    this.deps.metrics?.policyDecided(decision.outcome, (performance.now() - started) / 1000);
+    return decision;
   }
 
   /**

@@ -30,6 +30,15 @@ export {
 } from './policy-explainer.js';
 export { Clock, systemClock } from './ports/clock.js';
 export { Ids, randomIds } from './ports/ids.js';
+export { LOG_LEVELS, Logger, type LogLevel, silentLogger } from './ports/logger.js';
+export {
+  Metrics,
+  type MetricsExposition,
+  noMetrics,
+  type PortFailure,
+  type RequestSample,
+  type WebhookOutcome,
+} from './ports/metrics.js';
 export {
   type EmailMessage,
   Notifier,

@@ -69,10 +69,56 @@ describe('keyhold serve', () => {
       organizationId: line.organizationId,
       userId: line.userId,
     });
+    // Operators get an access line per request and Prometheus metrics by default.
+    const requestId = res.headers.get('x-request-id');
+    const metrics = await fetch(`${line.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toContain('keyhold_http_request_duration_seconds_bucket');
 
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
     expect(run.stderr()).not.toContain(key.privateKey);
+    const access = run
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .find((l) => l.message === 'request' && l.requestId === requestId);
+    expect(access).toMatchObject({
+      level: 'info',
+      method: 'POST',
+      path: '/public/v1/query/whoami',
+      status: 200,
+      organizationId: line.organizationId,
+    });
+  });
+
+  it('--log-level warn writes no access lines; --log-level and --metrics refuse other values', async () => {
+    const quiet = keyhold(
+      'serve',
+      '--port',
+      '0',
+      '--memory',
+      '--log-level',
+      'warn',
+      '--metrics',
+      'off',
+    );
+    const { url } = JSON.parse(await quiet.firstLine());
+    expect((await fetch(`${url}/health`)).status).toBe(200);
+    expect((await fetch(`${url}/metrics`)).status).toBe(404);
+    quiet.child.kill('SIGTERM');
+    expect(await quiet.exit()).toBe(0);
+    expect(quiet.stderr()).not.toContain('"message":"request"');
+    expect(quiet.stderr()).not.toContain('"level":"info"');
+    for (const [flag, value] of [
+      ['--log-level', 'loud'],
+      ['--metrics', 'maybe'],
+    ]) {
+      const run = keyhold('serve', '--memory', flag!, value!);
+      expect(await run.exit()).toBe(2);
+      expect(run.stderr()).toContain(`${flag} must be`);
+    }
   });
 
   it('--http koa serves through the Koa adapter, and exits 0 on SIGTERM', async () => {

@@ -6,11 +6,14 @@ import { availableParallelism } from 'node:os';
 import { parseArgs } from 'node:util';
 import {
   BootstrapConflictError,
+  LOG_LEVELS,
+  type LogLevel,
   type Notifier,
   normalizeApiPublicKey,
   notifierByChannel,
   type RateLimiter,
 } from '@keyhold/activities';
+import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { logNotifier } from '@keyhold/notifier-log';
 import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
 import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
@@ -55,6 +58,11 @@ const HELP = `usage: keyhold serve [options]
   --brand NAME                      the word in X-<Brand>-* headers: webhooks, rate limits
                                     (default Keyhold)
   --env development|production      (default development)
+  --log-level debug|info|warn|error|silent
+                                    the least severe log line written on stderr (default
+                                    info: one access line per request)
+  --metrics on|off                  serve Prometheus metrics at GET /metrics (default on;
+                                    labels are routes, types and statuses, never a tenant)
   --allow-private-webhooks          accept and deliver to webhook endpoints on private,
                                     loopback and link-local addresses (and http:// to
                                     loopback), in any --env; without it they are refused
@@ -125,6 +133,8 @@ export async function runServeCommand(args: string[]): Promise<number> {
       'bootstrap-org-name': { type: 'string', default: 'Keyhold' },
       brand: { type: 'string', default: 'Keyhold' },
       env: { type: 'string', default: 'development' },
+      'log-level': { type: 'string', default: 'info' },
+      metrics: { type: 'string', default: 'on' },
       'allow-private-webhooks': { type: 'boolean', default: false },
       smtp: { type: 'string' },
       'email-from': { type: 'string' },
@@ -137,7 +147,13 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.stdout.write(HELP);
     return 0;
   }
-  const logger = stderrLogger();
+  if (!LOG_LEVELS.includes(values['log-level'] as LogLevel)) {
+    process.stderr.write(
+      `keyhold serve: --log-level must be one of ${LOG_LEVELS.join(', ')}, got "${values['log-level']}"\n  (keyhold serve --help)\n`,
+    );
+    return 2;
+  }
+  const logger = stderrLogger(values['log-level'] as LogLevel);
   let httpLimits: HttpServerLimits;
   try {
     httpLimits = httpLimitsFromFlags(values);
@@ -152,6 +168,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
     const rateLimit = values['rate-limit'];
     if (rateLimit !== undefined && rateLimit !== 'memory' && !/^rediss?:\/\//.test(rateLimit)) {
       throw new Error(`--rate-limit must be memory or a redis:// URL, got "${rateLimit}"`);
+    }
+    if (values.metrics !== 'on' && values.metrics !== 'off') {
+      throw new Error(`--metrics must be on or off, got "${values.metrics}"`);
     }
     if (values.env !== 'development' && values.env !== 'production') {
       throw new Error(`--env must be development or production, got "${values.env}"`);
@@ -311,6 +330,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       http: values.http as 'express' | 'koa',
       ...httpLimits,
       logger,
+      ...(values.metrics === 'on' ? { metrics: new PrometheusMetrics() } : {}),
       store: store.store,
       masterKey: store.masterKey,
       ...(vault ? { vault } : {}),

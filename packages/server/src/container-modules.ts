@@ -9,8 +9,11 @@ import {
   Clock,
   DEFAULT_RATE_LIMITS,
   Ids,
+  Metrics,
+  type MetricsExposition,
   Notifier,
   nobleSignatureVerifier,
+  noMetrics,
   noNotifier,
   PolicyExplainer,
   QueryService,
@@ -41,6 +44,7 @@ import {
 import { ContainerModule } from 'inversify';
 import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
+import { observedKeyVault } from './observed-key-vault.js';
 import {
   Notarizer,
   randomNotarizer,
@@ -73,6 +77,19 @@ export function isOutbox(store: object): store is Store & Outbox {
     typeof candidate.endpointFailed === 'function' &&
     typeof candidate.disableEndpoint === 'function'
   );
+}
+
+/** The vault, timed for the metrics when any are kept. */
+function observedVault(vault: KeyVault, metrics: Metrics): KeyVault {
+  return metrics === noMetrics ? vault : observedKeyVault(vault, metrics);
+}
+
+/** The Metrics, when they can also be read (`GET /metrics`). */
+function exposition(metrics: Metrics): MetricsExposition | undefined {
+  const candidate = metrics as Partial<MetricsExposition>;
+  return typeof candidate.render === 'function'
+    ? (metrics as Metrics & MetricsExposition)
+    : undefined;
 }
 
 /** Service identifiers the server adds to the domain's ports. */
@@ -120,6 +137,7 @@ export const foundationModule = (
       .toDynamicValue((ctx) => randomIds(ctx.get<Clock>(Clock)))
       .inSingletonScope();
     bind(Logger).toConstantValue(stderrLogger());
+    bind(Metrics).toConstantValue(noMetrics);
     bind(SignerKey).toConstantValue(signerKey);
     bind(WebhookKey).toConstantValue(webhookKey);
     bind(Notarizer).toConstantValue(notarizer);
@@ -180,7 +198,8 @@ export const coreModule = () =>
         (ctx) =>
           new ActivityService({
             store: ctx.get(Store),
-            vault: ctx.get(KeyVault),
+            vault: observedVault(ctx.get<KeyVault>(KeyVault), ctx.get<Metrics>(Metrics)),
+            metrics: ctx.get<Metrics>(Metrics),
             workPool: ctx.get<CryptoWorkPool>(CryptoWorkPool),
             signer: ctx.get<SignerKey>(SignerKey),
             notarizer: ctx.get<SessionNotarizer>(Notarizer),
@@ -257,6 +276,13 @@ export const coreModule = () =>
             }),
           onEndpointDisabled: (endpoint) =>
             logger.warn('webhook endpoint disabled', { ...endpoint }),
+          onRun: (summary) => {
+            const metrics = ctx.get<Metrics>(Metrics);
+            metrics.webhookAttempted('delivered', summary.delivered);
+            metrics.webhookAttempted('retried', summary.retried);
+            metrics.webhookAttempted('failed', summary.failed);
+            metrics.webhookAttempted('error', summary.errors);
+          },
         });
       })
       .inSingletonScope();
@@ -270,6 +296,8 @@ export const coreModule = () =>
           queries: ctx.get(ServerTokens.QueryService),
           explainer: ctx.get(ServerTokens.PolicyExplainer),
           logger: ctx.get(Logger),
+          metrics: ctx.get<Metrics>(Metrics),
+          metricsExposition: exposition(ctx.get<Metrics>(Metrics)),
           newErrorId: () => ids.uuid(),
           rateLimiting: limiter && {
             limiter,

@@ -40,7 +40,10 @@ interface Reply {
   body: string;
 }
 
-/** One raw request; the reply without the headers that differ by the moment (date, keep-alive). */
+/**
+ * One raw request; the reply without the headers that differ by the moment (date, keep-alive)
+ * or by the request (its generated X-Request-Id, whose presence is all that is compared).
+ */
 function send(
   baseUrl: string,
   method: string,
@@ -54,6 +57,7 @@ function send(
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const { date: _d, connection: _c, 'keep-alive': _k, ...rest } = res.headers;
+        if (rest['x-request-id']) rest['x-request-id'] = '(present)';
         resolve({
           status: res.statusCode ?? 0,
           headers: rest,

@@ -40,6 +40,7 @@ export {
   type RateLimiting,
 } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
+export { observedKeyVault } from './observed-key-vault.js';
 export {
   deriveNotarizer,
   deriveTlsFetcherKey,

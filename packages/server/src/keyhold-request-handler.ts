@@ -9,9 +9,12 @@
  * @module
  */
 
+import { randomUUID } from 'node:crypto';
 import {
   type ActivityService,
   laneOfRoute,
+  type Metrics,
+  type MetricsExposition,
   type PolicyExplainer,
   portErrorCodeOf,
   QueryService,
@@ -21,6 +24,7 @@ import {
   type RateLimitRefusal,
   type RateLimitRules,
   RequestAdmission,
+  type RequestMeter,
   rateLimitedMessage,
   type Store,
 } from '@keyhold/activities';
@@ -54,7 +58,7 @@ const CORS_PREFLIGHT = {
   'access-control-allow-origin': '*',
   'access-control-allow-methods': 'POST, GET, OPTIONS',
   'access-control-allow-headers':
-    'content-type, x-stamp, x-stamp-webauthn, x-stamp-attested, x-session, x-client-version',
+    'content-type, x-stamp, x-stamp-webauthn, x-stamp-attested, x-session, x-client-version, x-request-id',
   'access-control-max-age': '600',
 };
 
@@ -66,6 +70,55 @@ const json = (status: number, body: unknown): RawResponse => ({
 
 /** The budget headers a browser client may read (CORS hides non-safelisted headers). */
 const EXPOSED_LIMIT_HEADERS = 'retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset';
+
+/** A caller's request id is kept when it is short and plain; otherwise one is made. */
+const CALLER_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The id of a request: the caller's `X-Request-Id` when acceptable, else a new UUID. */
+function requestIdOf(header: string | undefined): string {
+  return header !== undefined && CALLER_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** Adds `x-request-id`, and exposes it to browsers beside what the response already exposes. */
+function withRequestId(response: RawResponse, requestId: string): RawResponse {
+  const exposed = response.headers['access-control-expose-headers'];
+  return {
+    ...response,
+    headers: {
+      ...response.headers,
+      'x-request-id': requestId,
+      'access-control-expose-headers': exposed ? `${exposed}, x-request-id` : 'x-request-id',
+    },
+  };
+}
+
+/**
+ * What the access line and the metrics learn of a request as it runs: the organization and
+ * user once the stamp verified (the meter is charged then), the activity's type and status.
+ */
+class RequestNote implements RequestMeter {
+  organizationId: string | undefined;
+  userId: string | undefined;
+  activityType: string | undefined;
+  activityStatus: string | undefined;
+  /** The limiter's admission, once the client was admitted (absent without rate limiting). */
+  admission: RequestAdmission | undefined;
+
+  async charge(charge: Parameters<RequestMeter['charge']>[0]): Promise<void> {
+    this.organizationId = charge.organizationId;
+    this.userId = charge.userId;
+    await this.admission?.charge(charge);
+  }
+}
+
+/** The metrics label of a path: a route Keyhold serves, else `other` (labels stay bounded). */
+function routeLabel(path: string): string {
+  if (path.startsWith(SUBMIT)) {
+    return activityDefinitionsAt(path.slice(SUBMIT.length)).length > 0 ? path : 'other';
+  }
+  if (path.startsWith(QUERY)) return QueryService.serves(path.slice(QUERY.length)) ? path : 'other';
+  return SERVED_PATHS.has(path) ? path : 'other';
+}
 
 /** The API route of a path (the public API, or a Keyhold extension), if it is one. */
 function apiRouteOf(path: string): ApiRoute | undefined {
@@ -108,7 +161,12 @@ export interface KeyholdRequestHandlerDeps {
   queries: QueryService;
   /** Serves `POST /keyhold/v1/explain_policies`, the dry run of a decision. */
   explainer: PolicyExplainer;
+  /** Writes one `request` line per request at `info` (never a body, a stamp or a secret). */
   logger: Logger;
+  /** Times every request and counts activities. Default: none. */
+  metrics?: Metrics | undefined;
+  /** Served at `GET /metrics` (no authentication: labels carry no tenant). Absent: 404. */
+  metricsExposition?: MetricsExposition | undefined;
   newErrorId: () => string;
   /** Absent: no limiting and no `ratelimit-*` headers (the default for embedded use). */
   rateLimiting?: RateLimiting | undefined;
@@ -136,6 +194,16 @@ export interface PublicKeysDocument {
 
 /** Where receivers fetch the keys that verify webhook deliveries (wire-compat §8). */
 export const WEBHOOK_JWKS_PATH = '/public/v1/discovery/webhooks/jwks';
+
+/** Paths served outside the API routes: their own metrics label. */
+const SERVED_PATHS = new Set([
+  '/health',
+  '/ready',
+  '/metrics',
+  WEBHOOK_JWKS_PATH,
+  PUBLIC_KEYS_PATH,
+  EXPLAIN_POLICIES_PATH,
+]);
 
 /**
  * An API route: `/public/v1/submit/<name>`, `/public/v1/query/<name>`, or a Keyhold extension
@@ -191,13 +259,51 @@ export class KeyholdRequestHandler implements RequestHandler {
 
   constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
 
+  /**
+   * Answers a request, with an `X-Request-Id` (the caller's if acceptable), one access line in
+   * the log and its metrics.
+   */
   async handle(request: RawRequest): Promise<RawResponse> {
+    const started = performance.now();
+    const requestId = requestIdOf(request.headers['x-request-id']);
+    const note = new RequestNote();
+    const response = withRequestId(await this.answer(request, requestId, note), requestId);
+    const seconds = (performance.now() - started) / 1000;
+    const { method, path } = request;
+    this.deps.logger.info('request', {
+      requestId,
+      method,
+      path,
+      status: response.status,
+      durationMs: Math.round(seconds * 1e4) / 10,
+      ...(note.organizationId ? { organizationId: note.organizationId } : {}),
+      ...(note.userId ? { userId: note.userId } : {}),
+      ...(note.activityType ? { activityType: note.activityType } : {}),
+      ...(note.activityStatus ? { activityStatus: note.activityStatus } : {}),
+      ...(request.remoteAddress ? { clientAddress: request.remoteAddress } : {}),
+    });
+    const { metrics } = this.deps;
+    if (metrics) {
+      metrics.requestHandled({ route: routeLabel(path), method, status: response.status, seconds });
+      if (note.activityType && note.activityStatus) {
+        metrics.activityFinished(note.activityType, note.activityStatus);
+      }
+    }
+    return response;
+  }
+
+  private async answer(
+    request: RawRequest,
+    requestId: string,
+    note: RequestNote,
+  ): Promise<RawResponse> {
     // Set once the limiter admits the client: every answer after that reports the budget.
     let admission: RequestAdmission | undefined;
     try {
       const { method, path } = request;
       if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
       if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
+      if (path === '/metrics' && method === 'GET') return await this.metrics();
       if (path === '/ready' && method === 'GET') return await this.readiness();
       if (path === WEBHOOK_JWKS_PATH && (method === 'GET' || method === 'HEAD')) {
         return this.webhookJwks();
@@ -218,7 +324,8 @@ export class KeyholdRequestHandler implements RequestHandler {
         const refusal = await admission.admitClient(request.remoteAddress);
         if (refusal) return this.tooManyRequests(rateLimiting, request, refusal);
       }
-      return withHeaders(await this.route(request, route, admission), budgetHeaders(admission));
+      note.admission = admission;
+      return withHeaders(await this.route(request, route, note), budgetHeaders(admission));
     } catch (error) {
       const { rateLimiting } = this.deps;
       // The limiter's verdict wins over however the service's transaction reported it.
@@ -228,9 +335,10 @@ export class KeyholdRequestHandler implements RequestHandler {
       const unavailable =
         admission?.unavailable ?? (RateLimiterUnavailableError.is(error) ? error : undefined);
       if (rateLimiting && unavailable) {
+        this.deps.metrics?.portFailed('rate_limiter');
         return this.limiterUnavailable(rateLimiting, request, unavailable);
       }
-      return withHeaders(this.failure(error, request), budgetHeaders(admission));
+      return withHeaders(this.failure(error, request, requestId), budgetHeaders(admission));
     }
   }
 
@@ -261,19 +369,33 @@ export class KeyholdRequestHandler implements RequestHandler {
     return this.publicKeysResponse;
   }
 
-  private failure(error: unknown, request: RawRequest): RawResponse {
+  /** The metrics exposition, when one is configured; 404 otherwise. */
+  private async metrics(): Promise<RawResponse> {
+    const { metricsExposition } = this.deps;
+    if (!metricsExposition) throw new KeyholdError('NOT_FOUND', { path: '/metrics' });
+    const { contentType, body } = await metricsExposition.render();
+    return {
+      status: 200,
+      headers: { 'content-type': contentType, 'cache-control': 'no-store' },
+      body,
+    };
+  }
+
+  private failure(error: unknown, request: RawRequest, requestId: string): RawResponse {
     if (KeyholdError.is(error)) return json(error.httpStatus, error.toStatus());
     // Port errors by their code, not their class: an adapter built on another copy of
     // @keyhold/activities throws errors this copy's `instanceof` would not know. A
     // STORE_CONFLICT the services resolve, and RATE_LIMITED / RATE_LIMIT_BACKEND_UNAVAILABLE
     // handle() answers from the admission first: any that gets here is a fault.
     if (portErrorCodeOf(error) === 'STORE_UNAVAILABLE') {
+      this.deps.metrics?.portFailed('store');
       const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
       return retryLater(unavailable.toStatus());
     }
     const errorId = this.deps.newErrorId();
     this.deps.logger.error('request failed', {
       errorId,
+      requestId,
       path: request.path,
       error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
       stack: error instanceof Error ? error.stack : undefined,
@@ -285,7 +407,7 @@ export class KeyholdRequestHandler implements RequestHandler {
   private async route(
     request: RawRequest,
     { kind, name }: ApiRoute,
-    meter: RequestAdmission | undefined,
+    meter: RequestNote,
   ): Promise<RawResponse> {
     const { method, path } = request;
     if (kind === 'extension') {
@@ -301,6 +423,8 @@ export class KeyholdRequestHandler implements RequestHandler {
       }
       if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
       const activity = await this.deps.activities.submit(name, request, meter);
+      meter.activityType = activity.type;
+      meter.activityStatus = activity.status;
       return json(200, { activity });
     }
     if (!QueryService.serves(name)) {

@@ -13,6 +13,7 @@ import {
   bootstrapOrganization,
   Clock,
   Ids,
+  Metrics,
   Notifier,
   type PolicyExplainer,
   type QueryService,
@@ -80,7 +81,13 @@ export interface KeyholdOptions {
   verifier?: SignatureVerifier | 'openssl' | 'noble';
   clock?: Clock;
   ids?: Ids;
+  /** Where log lines go. Default: pino JSON lines on stderr at `warn` (no access lines). */
   logger?: Logger;
+  /**
+   * What Keyhold counts and times (`@keyhold/metrics-prometheus`'s `PrometheusMetrics`; if it
+   * can render, `GET /metrics` serves it). Default: none kept.
+   */
+  metrics?: Metrics;
   /** The P-256 key that signs export/import bundles. Default: derived from the master key. */
   signerKey?: Uint8Array;
   /**
@@ -305,6 +312,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Clock, options.clock);
   constant(Ids, options.ids);
   constant(Logger, options.logger);
+  constant(Metrics, options.metrics);
   constant(Notifier, options.notifier);
   const serviceOptions: ActivityServiceOptions = {};
   if (options.timestampToleranceMs !== undefined)

@@ -1,26 +1,20 @@
 /**
- * The Logger port: structured lines, never request bodies, stamps or secrets.
+ * The Logger port (owned by `@keyhold/activities`) as the server binds it: by default pino
+ * lines on stderr at `warn`, so an embedded Keyhold writes its warnings and faults but no
+ * line per request (`keyhold serve` logs at `info`, with `--log-level`).
  * @module
  */
-export interface Logger {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
+import type { Logger, LogLevel } from '@keyhold/activities';
+import { pinoLogger } from '@keyhold/logger-pino';
+
+export { Logger, silentLogger } from '@keyhold/activities';
+
+/**
+ * JSON lines on stderr (stdout is reserved for the CLI's machine-readable output), through
+ * `@keyhold/logger-pino`. Default level `warn`.
+ * @example
+ * createKeyhold({ logger: stderrLogger('info') }); // one access line per request
+ */
+export function stderrLogger(level: LogLevel = 'warn'): Logger {
+  return pinoLogger({ level });
 }
-
-export const Logger: unique symbol = Symbol.for('keyhold.Logger');
-
-/** JSON lines on stderr (stdout is reserved for the CLI's machine-readable output). */
-export function stderrLogger(): Logger {
-  const line =
-    (level: string) =>
-    (message: string, fields: Record<string, unknown> = {}) => {
-      process.stderr.write(
-        `${JSON.stringify({ time: new Date().toISOString(), level, message, ...fields })}\n`,
-      );
-    };
-  return { info: line('info'), warn: line('warn'), error: line('error') };
-}
-
-/** Discards everything; for tests and embedding hosts that log elsewhere. */
-export const silentLogger: Logger = { info() {}, warn() {}, error() {} };

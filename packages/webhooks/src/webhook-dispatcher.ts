@@ -53,6 +53,8 @@ export interface WebhookDispatcherOptions {
   readonly disableAfterFailures?: number;
   /** Told of every endpoint this dispatcher disabled (for the operator's log). */
   readonly onEndpointDisabled?: (endpoint: DisabledEndpoint) => void;
+  /** Told what every run did (for the operator's metrics). */
+  readonly onRun?: (summary: DispatchSummary) => void;
 }
 
 /** An endpoint the dispatcher turned off, and why. */
@@ -102,6 +104,7 @@ export class WebhookDispatcher {
   readonly #onError: (error: unknown) => void;
   readonly #disableAfter: number;
   readonly #onEndpointDisabled: (endpoint: DisabledEndpoint) => void;
+  readonly #onRun: (summary: DispatchSummary) => void;
   #running = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #inFlight: Promise<unknown> | undefined;
@@ -124,6 +127,7 @@ export class WebhookDispatcher {
       options.disableAfterFailures ?? DEFAULT_DISABLE_AFTER_FAILURES,
     );
     this.#onEndpointDisabled = options.onEndpointDisabled ?? (() => {});
+    this.#onRun = options.onRun ?? (() => {});
   }
 
   /**
@@ -154,6 +158,11 @@ export class WebhookDispatcher {
     await Promise.all(
       Array.from({ length: Math.min(this.#concurrency, claimed.length) }, () => worker()),
     );
+    try {
+      this.#onRun(counts);
+    } catch (error) {
+      this.#report(error);
+    }
     return counts;
   }
 

@@ -1,0 +1,65 @@
+/**
+ * The pino Logger: one JSON line per event with the level's name, the message and the fields;
+ * nothing below the level; secret-named fields redacted at the top level and one level down.
+ */
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { pinoLogger } from './pino-logger.js';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, destination };
+}
+
+describe('pinoLogger', () => {
+  it('writes one JSON line per event, with the level name, an ISO time, the message and fields', () => {
+    const { lines, destination } = capture();
+    const logger = pinoLogger({ level: 'info', destination });
+    logger.info('listening', { url: 'http://127.0.0.1:8080' });
+    logger.error('request failed', { errorId: 'e-1' });
+    expect(lines).toEqual([
+      {
+        level: 'info',
+        time: expect.any(String),
+        url: 'http://127.0.0.1:8080',
+        message: 'listening',
+      },
+      { level: 'error', time: expect.any(String), errorId: 'e-1', message: 'request failed' },
+    ]);
+    expect(new Date(lines[0]!.time as string).toISOString()).toBe(lines[0]!.time);
+  });
+
+  it('drops what is below its level, and writes nothing when silent', () => {
+    const { lines, destination } = capture();
+    const warn = pinoLogger({ level: 'warn', destination });
+    warn.debug?.('detail');
+    warn.info('request', { status: 200 });
+    warn.warn('not ready');
+    expect(lines.map((l) => l.message)).toEqual(['not ready']);
+    const silent = pinoLogger({ level: 'silent', destination });
+    silent.error('request failed');
+    expect(lines).toHaveLength(1);
+    const debug = pinoLogger({ level: 'debug', destination });
+    debug.debug?.('detail');
+    expect(lines.at(-1)).toMatchObject({ level: 'debug', message: 'detail' });
+  });
+
+  it('redacts secret-named fields, top level and nested', () => {
+    const { lines, destination } = capture();
+    pinoLogger({ destination }).info('oops', {
+      privateKey: 'deadbeef',
+      request: { stamp: 'eyJ…', path: '/public/v1/query/whoami' },
+    });
+    expect(lines[0]).toMatchObject({
+      privateKey: '[redacted]',
+      request: { stamp: '[redacted]', path: '/public/v1/query/whoami' },
+    });
+    expect(JSON.stringify(lines[0])).not.toContain('deadbeef');
+  });
+});
