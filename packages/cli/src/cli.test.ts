@@ -93,6 +93,50 @@ describe('keyhold serve', () => {
     });
   });
 
+  it('takes every flag from KEYHOLD_* variables and a --config file, flags first', async () => {
+    const key = generateApiKeyPair();
+    const config = join(tmp, 'keyhold.json');
+    writeFileSync(config, JSON.stringify({ 'bootstrap-org-name': 'FromFile', port: '1' }));
+    const run = keyholdWith(
+      {
+        KEYHOLD_CONFIG: config,
+        KEYHOLD_MEMORY: 'true',
+        KEYHOLD_PORT: '0',
+        KEYHOLD_BOOTSTRAP_API_PUBLIC_KEY: key.publicKey,
+        KEYHOLD_BOOTSTRAP_ORG_NAME: 'FromEnv',
+        KEYHOLD_LOG_LEVEL: 'error',
+      },
+      'serve',
+      '--bootstrap-org-name',
+      'FromFlag',
+    );
+    const line = JSON.parse(await run.firstLine());
+    const body = JSON.stringify({ organizationId: line.organizationId });
+    const res = await fetch(`${line.url}/public/v1/query/whoami`, {
+      method: 'POST',
+      body,
+      headers: { 'x-stamp': createApiKeyStamper(key.privateKey).stamp(body) },
+    });
+    expect(await res.json()).toMatchObject({ organizationName: 'FromFlag' });
+    run.child.kill('SIGTERM');
+    expect(await run.exit()).toBe(0);
+    expect(run.stderr()).toBe('');
+
+    const printed = keyholdWith(
+      { KEYHOLD_POSTGRES_URL: 'postgres://keyhold:hunter2@127.0.0.1/keyhold' },
+      'serve',
+      '--print-config',
+    );
+    const printedLines: string[] = [];
+    for (let l = await printed.firstLine(); l !== undefined; l = await printed.firstLine()) {
+      printedLines.push(l);
+    }
+    const out = JSON.parse(printedLines.join('\n'));
+    expect(await printed.exit()).toBe(0);
+    expect(out.settings.postgres).toBe('postgres://keyhold:***@127.0.0.1/keyhold');
+    expect(out.sources).toMatchObject({ postgres: 'env', port: 'default' });
+  });
+
   it('--log-level warn writes no access lines; --log-level and --metrics refuse other values', async () => {
     const quiet = keyhold(
       'serve',

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { ConfigurationError } from './configuration.js';
 
 const USAGE = `usage: keyhold <command> [options]     (keyhold <command> --help for its options)
 
@@ -28,8 +29,12 @@ function version(): string {
   return String((pkg as { version?: unknown }).version);
 }
 
-/** A node:util parseArgs refusal (an unknown or malformed option): a usage error. */
+/**
+ * A node:util parseArgs refusal (an unknown or malformed option), or a malformed setting in
+ * the environment or a --config file: a usage error.
+ */
 function isUsageError(error: unknown): error is Error {
+  if (error instanceof ConfigurationError) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
 }

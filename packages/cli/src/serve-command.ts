@@ -3,7 +3,6 @@
  * @module
  */
 import { availableParallelism } from 'node:os';
-import { parseArgs } from 'node:util';
 import {
   BootstrapConflictError,
   LOG_LEVELS,
@@ -23,6 +22,7 @@ import { type KeyholdOptions, stderrLogger } from '@keyhold/server';
 import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
+import { type OptionSpec, redactSettings, resolveSettings } from './configuration.js';
 import { DataDirectoryError } from './data-directory.js';
 import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
 import type { HttpServerLimits } from './http-server.js';
@@ -75,7 +75,16 @@ const HELP = `usage: keyhold serve [options]
                                     Without --smtp (--sms-url), email (SMS) codes are printed on
                                     stderr as JSON lines in development; in production INIT_OTP
                                     answers that no transport is configured.
-${HTTP_LIMIT_HELP}
+${HTTP_LIMIT_HELP}  --config FILE                     read settings from a JSON object keyed by flag names
+                                    ({"port": "9000", "memory": true}); also KEYHOLD_CONFIG
+  --print-config                    print the resolved settings (secrets redacted) and where
+                                    each came from, then exit
+
+Every flag is also an environment variable, KEYHOLD_ and the flag in capitals with _ for -
+(KEYHOLD_PORT, KEYHOLD_BOOTSTRAP_ORG_NAME, KEYHOLD_ALLOW_PRIVATE_WEBHOOKS=true; KEYHOLD_DATA,
+KEYHOLD_POSTGRES_URL, KEYHOLD_RATE_LIMIT_URL), and a key of the --config file. A flag wins
+over the environment, the environment over the file, the file over the default.
+
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
 --postgres it is required, so every instance shares it.
@@ -115,36 +124,43 @@ function startFailure(
   return messageOf(error);
 }
 
+/** The options of `keyhold serve`: each also `KEYHOLD_<FLAG>` and a `--config` file key. */
+const SERVE_OPTIONS = {
+  host: { type: 'string', default: '127.0.0.1' },
+  port: { type: 'string', default: '8080' },
+  memory: { type: 'boolean' },
+  data: { type: 'string' },
+  postgres: { type: 'string' },
+  http: { type: 'string', default: 'express' },
+  vault: { type: 'string', default: 'software' },
+  'rate-limit': { type: 'string' },
+  'crypto-threads': { type: 'string' },
+  'bootstrap-api-public-key': { type: 'string' },
+  'bootstrap-org-name': { type: 'string', default: 'Keyhold' },
+  brand: { type: 'string', default: 'Keyhold' },
+  env: { type: 'string', default: 'development' },
+  'log-level': { type: 'string', default: 'info' },
+  metrics: { type: 'string', default: 'on' },
+  'allow-private-webhooks': { type: 'boolean', default: false },
+  smtp: { type: 'string' },
+  'email-from': { type: 'string' },
+  'sms-url': { type: 'string' },
+  ...HTTP_LIMIT_OPTIONS,
+} as const satisfies Record<string, OptionSpec>;
+
 export async function runServeCommand(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    strict: true,
-    options: {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '8080' },
-      memory: { type: 'boolean' },
-      data: { type: 'string' },
-      postgres: { type: 'string' },
-      http: { type: 'string', default: 'express' },
-      vault: { type: 'string', default: 'software' },
-      'rate-limit': { type: 'string' },
-      'crypto-threads': { type: 'string' },
-      'bootstrap-api-public-key': { type: 'string' },
-      'bootstrap-org-name': { type: 'string', default: 'Keyhold' },
-      brand: { type: 'string', default: 'Keyhold' },
-      env: { type: 'string', default: 'development' },
-      'log-level': { type: 'string', default: 'info' },
-      metrics: { type: 'string', default: 'on' },
-      'allow-private-webhooks': { type: 'boolean', default: false },
-      smtp: { type: 'string' },
-      'email-from': { type: 'string' },
-      'sms-url': { type: 'string' },
-      ...HTTP_LIMIT_OPTIONS,
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.help) {
+  const { values, sources, help, printConfig } = resolveSettings(args, SERVE_OPTIONS, process.env, [
+    ['memory', 'data', 'postgres'],
+  ]);
+  if (help) {
     process.stdout.write(HELP);
+    return 0;
+  }
+  if (printConfig) {
+    // What the flags, the environment and the file resolve to, secrets redacted; nothing starts.
+    process.stdout.write(
+      `${JSON.stringify({ settings: redactSettings(values), sources }, null, 2)}\n`,
+    );
     return 0;
   }
   if (!LOG_LEVELS.includes(values['log-level'] as LogLevel)) {
