@@ -11,9 +11,11 @@ import {
   createServer,
   type RequestListener,
   type Server,
+  type ServerOptions,
   type ServerResponse,
   STATUS_CODES,
 } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { Duplex } from 'node:stream';
 import { KeyholdError, type MessageKey } from '@keyhold/protocol';
 import type { Logger } from '@keyhold/server';
@@ -102,6 +104,16 @@ const FLUSH_GRACE_MS = 1_000;
 /** At most one "connection limit reached" line per this many ms. */
 const DROP_LOG_INTERVAL_MS = 10_000;
 
+/**
+ * A certificate chain and its private key, PEM, for serving HTTPS (`--tls-cert`, `--tls-key`).
+ * @example
+ * const tls: TlsCredentials = { cert: readFileSync('cert.pem'), key: readFileSync('key.pem') };
+ */
+export interface TlsCredentials {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+}
+
 /** The server, and what closing it needs beyond `server.close()`. */
 export interface HttpEdge {
   readonly server: Server;
@@ -125,22 +137,23 @@ export function createHttpServer(
   listener: RequestListener,
   limits: Required<HttpServerLimits>,
   logger: Logger,
+  tls?: TlsCredentials,
 ): HttpEdge {
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      maxHeaderSize: limits.maxHeaderSize,
-      // A stalled request is answered within its timeout plus this.
-      connectionsCheckingInterval: Math.min(
-        1_000,
-        limits.headersTimeoutMs,
-        limits.requestTimeoutMs,
-      ),
-    },
-    listener,
-  );
+  const options: ServerOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    maxHeaderSize: limits.maxHeaderSize,
+    // A stalled request is answered within its timeout plus this.
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs, limits.requestTimeoutMs),
+  };
+  const server: Server = tls
+    ? // A handshake that stalls is bounded as stalled headers are.
+      createHttpsServer(
+        { ...options, cert: tls.cert, key: tls.key, handshakeTimeout: limits.headersTimeoutMs },
+        listener,
+      )
+    : createServer(options, listener);
   server.maxConnections = limits.maxConnections;
 
   // The response in flight on each socket: once its headers are out, nothing else may be written.
@@ -149,7 +162,8 @@ export function createHttpServer(
     responses.set(req.socket, res);
   });
   const sockets = new Set<Duplex>();
-  server.on('connection', (socket: Duplex) => {
+  // Under TLS the request's socket is the TLS socket, which 'secureConnection' gives.
+  server.on(tls ? 'secureConnection' : 'connection', (socket: Duplex) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });

@@ -7,7 +7,7 @@
  */
 
 export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
-export { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
+export { HTTP_SERVER_DEFAULTS, type HttpServerLimits, type TlsCredentials } from './http-server.js';
 export {
   type HttpAdapterKind,
   type RunningServer,

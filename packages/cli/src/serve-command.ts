@@ -2,7 +2,9 @@
  * `keyhold serve`.
  * @module
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { createSecureContext } from 'node:tls';
 import {
   BootstrapConflictError,
   LOG_LEVELS,
@@ -25,7 +27,7 @@ import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { type OptionSpec, redactSettings, resolveSettings } from './configuration.js';
 import { DataDirectoryError } from './data-directory.js';
 import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
-import type { HttpServerLimits } from './http-server.js';
+import type { HttpServerLimits, TlsCredentials } from './http-server.js';
 import { type RunningServer, startServer } from './start-server.js';
 import {
   DEFAULT_DATA_DIR,
@@ -58,6 +60,10 @@ const HELP = `usage: keyhold serve [options]
   --brand NAME                      the word in X-<Brand>-* headers: webhooks, rate limits
                                     (default Keyhold)
   --env development|production      (default development)
+  --tls-cert FILE --tls-key FILE    serve HTTPS with this PEM certificate chain and key
+  --trust-proxy N                   N reverse proxies in front append to X-Forwarded-For:
+                                    read the client's address N hops back (default 0: the
+                                    socket's peer; a client can write the header)
   --log-level debug|info|warn|error|silent
                                     the least severe log line written on stderr (default
                                     info: one access line per request)
@@ -89,6 +95,29 @@ Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master k
 --data it defaults to DIR/master.key (generated on first start in development); with
 --postgres it is required, so every instance shares it.
 `;
+
+/**
+ * The PEM files of `--tls-cert` and `--tls-key`, checked to be a certificate and its key now,
+ * so a wrong file fails the start naming the flag instead of every handshake later.
+ */
+function readTlsCredentials(certFile: string, keyFile: string): TlsCredentials {
+  const read = (flag: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`${flag} ${file}: ${messageOf(error)}`);
+    }
+  };
+  const credentials = { cert: read('--tls-cert', certFile), key: read('--tls-key', keyFile) };
+  try {
+    createSecureContext(credentials);
+  } catch (error) {
+    throw new Error(
+      `--tls-cert ${certFile} --tls-key ${keyFile}: not a PEM certificate and its private key (${messageOf(error)})`,
+    );
+  }
+  return credentials;
+}
 
 /** A URL without its password, for messages and logs. */
 function redactedUrl(url: string): string {
@@ -139,6 +168,9 @@ const SERVE_OPTIONS = {
   'bootstrap-org-name': { type: 'string', default: 'Keyhold' },
   brand: { type: 'string', default: 'Keyhold' },
   env: { type: 'string', default: 'development' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'trust-proxy': { type: 'string', default: '0' },
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
@@ -171,6 +203,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
   }
   const logger = stderrLogger(values['log-level'] as LogLevel);
   let httpLimits: HttpServerLimits;
+  let tls: TlsCredentials | undefined;
   try {
     httpLimits = httpLimitsFromFlags(values);
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
@@ -184,6 +217,17 @@ export async function runServeCommand(args: string[]): Promise<number> {
     const rateLimit = values['rate-limit'];
     if (rateLimit !== undefined && rateLimit !== 'memory' && !/^rediss?:\/\//.test(rateLimit)) {
       throw new Error(`--rate-limit must be memory or a redis:// URL, got "${rateLimit}"`);
+    }
+    if (!/^\d{1,2}$/.test(values['trust-proxy'])) {
+      throw new Error(
+        `--trust-proxy must be a number of proxies (0–99), got "${values['trust-proxy']}"`,
+      );
+    }
+    if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) {
+      throw new Error('--tls-cert and --tls-key go together: give both, or neither for plain HTTP');
+    }
+    if (values['tls-cert'] !== undefined && values['tls-key'] !== undefined) {
+      tls = readTlsCredentials(values['tls-cert'], values['tls-key']);
     }
     if (values.metrics !== 'on' && values.metrics !== 'off') {
       throw new Error(`--metrics must be on or off, got "${values.metrics}"`);
@@ -346,6 +390,8 @@ export async function runServeCommand(args: string[]): Promise<number> {
       http: values.http as 'express' | 'koa',
       ...httpLimits,
       logger,
+      ...(tls ? { tls } : {}),
+      trustProxyHops: Number(values['trust-proxy']),
       ...(values.metrics === 'on' ? { metrics: new PrometheusMetrics() } : {}),
       store: store.store,
       masterKey: store.masterKey,

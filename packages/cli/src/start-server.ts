@@ -8,7 +8,12 @@ import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeyhold, type Keyhold, type KeyholdOptions, Logger } from '@keyhold/server';
 import type Koa from 'koa';
-import { createHttpServer, type HttpServerLimits, resolveHttpServerLimits } from './http-server.js';
+import {
+  createHttpServer,
+  type HttpServerLimits,
+  resolveHttpServerLimits,
+  type TlsCredentials,
+} from './http-server.js';
 
 /**
  * The HTTP adapters `startServer` can serve through.
@@ -34,6 +39,14 @@ export interface ServeOptions extends KeyholdOptions, HttpServerLimits {
   http?: HttpAdapterKind;
   /** How often due webhook deliveries are sent, in ms; 0 sends none. Default 1000. */
   webhookIntervalMs?: number;
+  /** Serve HTTPS with this certificate and key. Default: plain HTTP. */
+  tls?: TlsCredentials;
+  /**
+   * How many reverse proxies in front of the server append to `X-Forwarded-For`: the client's
+   * address (rate limits, the access log) is then read that many hops back. Default 0: the
+   * socket's peer, since any client can write the header.
+   */
+  trustProxyHops?: number;
 }
 
 /** A listening server started by `startServer`. */
@@ -51,13 +64,21 @@ export interface RunningServer {
  * the same handler, so they answer alike; the node:http server around them (and so draining)
  * is the same. Only the chosen adapter is loaded, when a server starts.
  */
-async function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): Promise<RequestListener> {
+async function requestListener(
+  kind: HttpAdapterKind,
+  keyhold: Keyhold,
+  trustProxyHops: number,
+): Promise<RequestListener> {
   if (kind === 'koa') {
     const [{ default: Koa }, { createKeyholdMiddleware, isClientDisconnect }] = await Promise.all([
       import('koa'),
       import('@keyhold/http-koa'),
     ]);
     const app = new Koa();
+    if (trustProxyHops > 0) {
+      app.proxy = true;
+      app.maxIpsCount = trustProxyHops;
+    }
     // fallThrough: false — nothing else is mounted, so unknown paths get Keyhold's 404 Status.
     app.use(createKeyholdMiddleware(keyhold, { fallThrough: false }));
     // Faults the middleware turned into 500 Status bodies: log them as Keyhold does (no stack).
@@ -81,6 +102,7 @@ async function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): Promise
   ]);
   const app = express();
   app.disable('x-powered-by');
+  if (trustProxyHops > 0) app.set('trust proxy', trustProxyHops);
   app.use(createKeyholdRouter(keyhold));
   return app;
 }
@@ -96,6 +118,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const http = options.http ?? 'express';
   if (http !== 'express' && http !== 'koa')
     throw new TypeError(`http must be express or koa, got "${String(http)}"`);
+  const trustProxyHops = options.trustProxyHops ?? 0;
+  if (!Number.isSafeInteger(trustProxyHops) || trustProxyHops < 0) {
+    throw new TypeError(`trustProxyHops must be a non-negative integer, got ${trustProxyHops}`);
+  }
   const limits = resolveHttpServerLimits(options);
   const keyhold = options.keyhold ?? createKeyhold(options);
   let organizationId: string | undefined;
@@ -109,9 +135,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     userId = result.userId;
   }
   const edge = createHttpServer(
-    await requestListener(http, keyhold),
+    await requestListener(http, keyhold, trustProxyHops),
     limits,
     keyhold.container.get<Logger>(Logger),
+    options.tls,
   );
   const server: Server = edge.server;
   // Responses not yet written when draining begins say `Connection: close`, so that their
@@ -136,7 +163,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`,
     keyhold,
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),
