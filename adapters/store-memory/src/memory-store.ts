@@ -236,6 +236,14 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         orgs.sort((a, b) => a.createdAt - b.createdAt);
         return orgs[0] && clone(orgs[0]);
       },
+      async listRoots() {
+        return [...s.organizations.rows.values()]
+          .filter((o) => !o.parentOrganizationId)
+          .sort(
+            (a, b) => a.createdAt - b.createdAt || compareIds(a.organizationId, b.organizationId),
+          )
+          .map(clone);
+      },
       async listChildren(parent) {
         return [...s.organizations.rows.values()]
           .filter((o) => o.parentOrganizationId === parent)

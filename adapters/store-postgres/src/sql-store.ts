@@ -196,6 +196,17 @@ class OrganizationRepositoryOver
     );
   }
 
+  listRoots(): Promise<OrganizationRecord[]> {
+    return many(
+      this.db,
+      `SELECT * FROM organizations
+        WHERE parent_organization_id IS NULL OR parent_organization_id = ''
+        ORDER BY created_at, organization_id`,
+      [],
+      organizations.of,
+    );
+  }
+
   listChildren(parent: string): Promise<OrganizationRecord[]> {
     return many(
       this.db,

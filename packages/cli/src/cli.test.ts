@@ -7,6 +7,7 @@ import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
 import { p256 } from '@noble/curves/nist.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { verifySessionJwtSignature } from '@turnkey/crypto';
+import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
 
@@ -135,6 +136,29 @@ describe('keyhold serve', () => {
     expect(await printed.exit()).toBe(0);
     expect(out.settings.postgres).toBe('postgres://keyhold:***@127.0.0.1/keyhold');
     expect(out.sources).toMatchObject({ postgres: 'env', port: 'default' });
+  });
+
+  it('--dev starts in memory with a fresh root key, printed once, that the published client uses', async () => {
+    const run = keyhold('serve', '--dev', '--port', '0');
+    const line = JSON.parse(await run.firstLine());
+    expect(line.apiPublicKey).toMatch(/^0[23][0-9a-f]{64}$/);
+    expect(line.apiPrivateKey).toMatch(/^[0-9a-f]{64}$/);
+    const client = new Turnkey({
+      apiBaseUrl: line.url,
+      apiPublicKey: line.apiPublicKey,
+      apiPrivateKey: line.apiPrivateKey,
+      defaultOrganizationId: line.organizationId,
+    }).apiClient();
+    const { walletId } = await client.createWallet({ walletName: 'first', accounts: [] });
+    expect(walletId).toBeTruthy();
+    run.child.kill('SIGTERM');
+    expect(await run.exit()).toBe(0);
+    expect(run.stderr()).toContain('development mode');
+    expect(run.stderr()).not.toContain(line.apiPrivateKey);
+
+    const refused = keyhold('serve', '--dev', '--env', 'production');
+    expect(await refused.exit()).toBe(2);
+    expect(refused.stderr()).toContain('--dev prints a root credential');
   });
 
   it('--log-level warn writes no access lines; --log-level and --metrics refuse other values', async () => {
@@ -286,10 +310,32 @@ describe('keyhold serve --data (embedded PGlite)', () => {
       organizationId: one.organizationId,
     });
     expect(wallets.wallets.map((w: { walletName: string }) => w.walletName)).toEqual(['kept']);
+    // While the server holds the directory, whoami refuses to open it.
+    const busy = keyhold('whoami', '--data', dir);
+    expect(await busy.exit()).toBe(2);
+    expect(busy.stderr()).toMatch(/is in use by process \d+/);
     second.child.kill('SIGTERM');
     expect(await second.exit()).toBe(0);
     expect(second.stderr()).not.toContain(readFileSync(join(dir, 'master.key'), 'utf8').trim());
+
+    // Stopped, the organization id is one command away.
+    const whoami = keyhold('whoami', '--data', dir);
+    expect(JSON.parse(await whoami.firstLine())).toMatchObject({
+      organizationId: one.organizationId,
+      name: 'Keyhold',
+      rootUserIds: [one.userId],
+      rootQuorumThreshold: 1,
+    });
+    expect(await whoami.exit()).toBe(0);
   }, 120_000); // two starts on a new embedded database: long on a busy machine
+
+  it('whoami on a directory without data says so, and creates nothing', async () => {
+    const empty = join(tmp, 'no-data');
+    const run = keyhold('whoami', '--data', empty);
+    expect(await run.exit()).toBe(2);
+    expect(run.stderr()).toContain(`--data ${empty} holds no Keyhold data`);
+    expect(() => statSync(empty)).toThrow();
+  });
 
   it('refuses a master key that does not match the data directory', async () => {
     const dir = join(tmp, 'mismatch');
@@ -451,7 +497,7 @@ describe('keyhold usage', () => {
     expect(await run.exit()).toBe(0);
   });
 
-  it.each(['serve', 'keygen', 'conformance', 'policy'])(
+  it.each(['serve', 'keygen', 'conformance', 'policy', 'whoami'])(
     '%s --help prints its usage and exits 0',
     async (command) => {
       const run = keyhold(command, '--help');
@@ -460,7 +506,7 @@ describe('keyhold usage', () => {
     },
   );
 
-  it.each(['serve', 'keygen', 'conformance'])(
+  it.each(['serve', 'keygen', 'conformance', 'whoami'])(
     '%s with an unknown option: the option named, where help is, exit 2',
     async (command) => {
       const run = keyhold(command, '--bogus');

@@ -14,6 +14,7 @@ const USAGE = `usage: keyhold <command> [options]     (keyhold <command> --help 
   keygen       print a new P-256 API key pair as JSON
   conformance  run the conformance suite against a running implementation
   policy       check a file of policies offline, or explain a server's decision
+  whoami       list the root organizations of a data directory or database (their ids)
   --version    print the version
 `;
 
@@ -72,6 +73,8 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       return (await import('./conformance-command.js')).runConformanceCommand(rest);
     case 'policy':
       return (await import('./policy-command.js')).runPolicyCommand(rest);
+    case 'whoami':
+      return (await import('./whoami-command.js')).runWhoamiCommand(rest);
     case '--version':
     case '-v':
     case 'version':

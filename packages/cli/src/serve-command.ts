@@ -20,7 +20,7 @@ import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http'
 import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
-import { type KeyholdOptions, stderrLogger } from '@keyhold/server';
+import { generateApiKeyPair, type KeyholdOptions, stderrLogger } from '@keyhold/server';
 import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
@@ -40,6 +40,9 @@ const HELP = `usage: keyhold serve [options]
 
   --host HOST                       address to listen on (default 127.0.0.1)
   --port PORT                       port; 0 picks a free one (default 8080)
+  --dev                             try Keyhold out: in memory (unless --data or --postgres),
+                                    a root organization bootstrapped with a fresh API key
+                                    whose private key the listening line prints, once
   --memory | --data DIR | --postgres URL
                                     store: in memory, embedded PGlite in DIR (default
                                     ./.keyhold/data), or a Postgres server shared by instances
@@ -157,6 +160,7 @@ function startFailure(
 const SERVE_OPTIONS = {
   host: { type: 'string', default: '127.0.0.1' },
   port: { type: 'string', default: '8080' },
+  dev: { type: 'boolean' },
   memory: { type: 'boolean' },
   data: { type: 'string' },
   postgres: { type: 'string' },
@@ -235,6 +239,11 @@ export async function runServeCommand(args: string[]): Promise<number> {
     if (values.env !== 'development' && values.env !== 'production') {
       throw new Error(`--env must be development or production, got "${values.env}"`);
     }
+    if (values.dev && values.env === 'production') {
+      throw new Error(
+        '--dev prints a root credential: it is for development, not --env production',
+      );
+    }
     if (values.smtp !== undefined) {
       parseSmtpUrl(values.smtp);
       if (!values['email-from'] || !/^[^\s@]+@[^\s@]+$/.test(values['email-from'])) {
@@ -272,7 +281,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
     process.stderr.write('keyhold serve: KEYHOLD_MASTER_KEY must be 64 hex characters\n');
     return 2;
   }
-  const bootstrapKey = values['bootstrap-api-public-key'];
+  // --dev: a root credential made here, printed once on the listening line.
+  const devKey =
+    values.dev && values['bootstrap-api-public-key'] === undefined
+      ? generateApiKeyPair()
+      : undefined;
+  const bootstrapKey = values['bootstrap-api-public-key'] ?? devKey?.publicKey;
   if (bootstrapKey !== undefined) {
     // Before anything is opened: a bad key is a usage error, not a start-up failure.
     try {
@@ -315,7 +329,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
   let store: OpenedStore;
   try {
     store = await openStore(
-      values.memory
+      values.memory || (values.dev && values.data === undefined && values.postgres === undefined)
         ? { kind: 'memory' }
         : values.postgres
           ? { kind: 'postgres', url: values.postgres }
@@ -425,12 +439,18 @@ export async function runServeCommand(args: string[]): Promise<number> {
       ...(server.organizationId
         ? { organizationId: server.organizationId, userId: server.userId }
         : {}),
+      ...(devKey ? { apiPublicKey: devKey.publicKey, apiPrivateKey: devKey.privateKey } : {}),
       signerPublicKey: server.keyhold.signerPublicKey,
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });
+  if (devKey) {
+    logger.warn(
+      'development mode: the listening line holds the root API private key; never use --dev for real keys',
+    );
+  }
 
   await stopped;
   logger.info('stopped');

@@ -86,6 +86,25 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
   });
 
   check(
+    'organizations: listRoots lists every root by createdAt, never a sub-organization',
+    async () => {
+      const late = organization({ createdAt: 9_000_000_000_002 });
+      const early = organization({ createdAt: 9_000_000_000_001, parentOrganizationId: '' });
+      const child = organization({ parentOrganizationId: late.organizationId });
+      await tx(async (t) => {
+        for (const o of [late, early, child]) await t.organizations.insert(o);
+      });
+      const roots = await tx((t) => t.organizations.listRoots());
+      const ids = roots.map((o) => o.organizationId);
+      expect(ids.includes(child.organizationId)).toBe(false);
+      const mine = new Set([early.organizationId, late.organizationId]);
+      const ours = roots.filter((o) => mine.has(o.organizationId));
+      expect(ours).toEqual([early, late]);
+      expect(roots.every((o, i) => i === 0 || o.createdAt >= roots[i - 1]!.createdAt)).toBe(true);
+    },
+  );
+
+  check(
     'users: get, getForUpdate, list by createdAt then insertion, update, delete, conflict',
     async () => {
       const org = fresh('org');

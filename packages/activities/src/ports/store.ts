@@ -51,6 +51,11 @@ export interface OrganizationRepository {
   /** The sub-organizations of an organization, by `createdAt`, ties by organization id. */
   listChildren(parentOrganizationId: string): Promise<OrganizationRecord[]>;
   /**
+   * Every organization without a parent (each bootstrap made one), by `createdAt`, ties by
+   * organization id: an operator's lookup (`keyhold whoami`), not a request path.
+   */
+  listRoots(): Promise<OrganizationRecord[]>;
+  /**
    * Removes the organization and every record in it: users, API keys, passkeys, wallets, wallet
    * accounts, private keys, policies, user and private-key tags, webhook endpoints and their
    * PENDING deliveries. Its activities and policy evaluations stay (the audit trail; they are
