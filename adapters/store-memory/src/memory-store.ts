@@ -18,8 +18,10 @@ import {
   type ActivityFilter,
   type ActivityRecord,
   type ApiKeyCredential,
+  AUDIT_GENESIS_HASH,
   type AuthenticatorCredential,
   addressKey,
+  auditEntryHash,
   type CredentialRelation,
   type CredentialScope,
   type NamedRecordRepository,
@@ -89,6 +91,8 @@ class State {
   policyEvaluationsByActivity = this.policyEvaluations.lister(['organizationId', 'activityId']);
   webhookEndpoints = new MemoryTable(STORE_TABLES.webhookEndpoints, this.next);
   otps = new MemoryTable(STORE_TABLES.otps, this.next);
+  auditEntries = new MemoryTable(STORE_TABLES.auditEntries, this.next);
+  auditHeads = new MemoryTable(STORE_TABLES.auditHeads, this.next);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -500,6 +504,40 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
     },
     otps: s.otps.over(j),
+    auditLog: {
+      // Transactions run one at a time here: reading the head and writing it is atomic.
+      async append(org, body, now) {
+        const heads = s.auditHeads.over(j);
+        const head = await heads.get(org);
+        const seq = (head?.seq ?? 0) + 1;
+        const hash = auditEntryHash(head?.hash ?? AUDIT_GENESIS_HASH, body);
+        await s.auditEntries
+          .over(j)
+          .insert({ organizationId: org, seq, body, hash, createdAt: now });
+        await heads.update({
+          organizationId: org,
+          seq,
+          hash,
+          createdAt: head?.createdAt ?? now,
+          updatedAt: now,
+        });
+      },
+      async list(org, fromSeq, limit) {
+        const entries = s.auditEntries.over(j);
+        const page = [];
+        for (let seq = fromSeq; page.length < limit; seq++) {
+          const entry = await entries.get(org, String(seq));
+          if (!entry) break;
+          page.push(entry);
+        }
+        return page;
+      },
+      async heads() {
+        return [...s.auditHeads.rows.values()]
+          .map(clone)
+          .sort((a, b) => compareIds(a.organizationId, b.organizationId));
+      },
+    },
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

@@ -34,6 +34,8 @@ const TABLE_VERSIONS = {
   webhook_deliveries: 4,
   authenticators: 8,
   otps: 10,
+  audit_entries: 15,
+  audit_heads: 15,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

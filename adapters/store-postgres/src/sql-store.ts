@@ -21,6 +21,9 @@ import {
   type ApiKeyCredential,
   type ApiKeyRecord,
   type ApiKeyRepository,
+  type AuditEntryRecord,
+  type AuditHeadRecord,
+  type AuditLogRepository,
   type AuthenticatorCredential,
   type AuthenticatorRecord,
   type AuthenticatorRepository,
@@ -79,6 +82,52 @@ const policyEvaluations = new SqlTable(STORE_TABLES.policyEvaluations);
 const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 'activityId']);
 const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
 const otps = new SqlTable(STORE_TABLES.otps);
+const auditEntries = new SqlTable(STORE_TABLES.auditEntries);
+const auditHeads = new SqlTable(STORE_TABLES.auditHeads);
+
+/** Before the first link of a chain: the hash entry 1 commits to. */
+const AUDIT_GENESIS = '0'.repeat(64);
+
+/**
+ * Appends to a chain in one statement: the head row is created at seq 1 or moved one on, its
+ * new hash computed by the database from the old one under the row lock the upsert takes (held
+ * until commit), and the entry inserted from what the upsert returns.
+ */
+const APPEND_AUDIT_ENTRY = `
+WITH head AS (
+  INSERT INTO audit_heads AS h (organization_id, seq, hash, created_at, updated_at)
+  VALUES ($1, 1, encode(sha256(convert_to($4 || E'\n' || $2, 'UTF8')), 'hex'), $3, $3)
+  ON CONFLICT (organization_id) DO UPDATE
+     SET seq = h.seq + 1,
+         hash = encode(sha256(convert_to(h.hash || E'\n' || $2, 'UTF8')), 'hex'),
+         updated_at = $3
+  RETURNING organization_id, seq, hash
+)
+INSERT INTO audit_entries (organization_id, seq, body, hash, created_at)
+SELECT organization_id, seq, $2, hash, $3 FROM head`;
+
+/** The audit chains: appends computed in the database, listings by seq. */
+class AuditLogRepositoryOver implements AuditLogRepository {
+  constructor(private readonly db: SqlClient) {}
+
+  async append(organizationId: string, body: string, now: number): Promise<void> {
+    await this.db.query(APPEND_AUDIT_ENTRY, [organizationId, body, now, AUDIT_GENESIS]);
+  }
+
+  list(organizationId: string, fromSeq: number, limit: number): Promise<AuditEntryRecord[]> {
+    return many(
+      this.db,
+      `SELECT * FROM audit_entries WHERE organization_id = $1 AND seq >= $2
+        ORDER BY seq LIMIT $3`,
+      [organizationId, fromSeq, limit],
+      auditEntries.of,
+    );
+  }
+
+  heads(): Promise<AuditHeadRecord[]> {
+    return many(this.db, 'SELECT * FROM audit_heads ORDER BY organization_id', [], auditHeads.of);
+  }
+}
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -540,6 +589,7 @@ function transactionOver(
     webhookEndpoints: new SqlRepository(webhookEndpoints, db),
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
     otps: new SqlRepository(otps, db),
+    auditLog: new AuditLogRepositoryOver(db),
   };
 }
 

@@ -50,6 +50,7 @@ import {
   voteRecordOf,
 } from './activity-proposal.js';
 import { ActivityScope } from './activity-scope.js';
+import { type AuditEvent, appendAuditEvent } from './audit/audit-chain.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
 import {
   consensusExpired,
@@ -197,6 +198,12 @@ interface ParsedSubmission {
   meter: RequestMeter | undefined;
 }
 
+/** Who an audit entry of a refusal names: the organization and user the stamp verified. */
+interface AuditSubject {
+  readonly organizationId: string;
+  readonly userId: string;
+}
+
 /**
  * The activity path: verifies the stamp, validates the intent, decides it by policy and
  * consensus, runs its handler and stores the result, all in one store transaction. Votes
@@ -279,10 +286,13 @@ export class ActivityService {
     // A refusal that keeps the handler's writes (see ExecutionRefusal): the transaction commits
     // them, without the activity, and the request is refused after the commit.
     let refusal: ExecutionRefusal | undefined;
+    // Who is refused, once the stamp verified: an authenticated refusal joins the audit chain.
+    let submitter: AuditSubject | undefined;
     try {
       const activity = await this.deps.store.transaction(async (tx) => {
         effects.length = 0; // a store that retries the callback starts the effects over
         refusal = undefined;
+        submitter = undefined;
         const named = await requireOrganization(tx, s.organizationId);
         // A login may name the parent of the sub-organization it runs in (see submitter.ts).
         const { organization, principal } = await findSubmitter(
@@ -292,6 +302,7 @@ export class ActivityService {
           s.stamp,
           now,
         );
+        submitter = { organizationId: organization.organizationId, userId: principal.user.userId };
         const existing = await tx.activities.findByFingerprint(s.fingerprint);
         // Rate limits after authentication; a resubmitted body only reads its activity.
         await s.meter?.charge({
@@ -363,12 +374,27 @@ export class ActivityService {
         await tx.activities.insert(record);
         await tx.policyEvaluations.insert(evaluation);
         await enqueueActivityUpdate(tx, this.deps.ids, record, now, organization);
+        // Last: the chain's head stays locked until the commit.
+        await appendAuditEvent(
+          tx,
+          organization.organizationId,
+          {
+            event: 'activity',
+            activityId: record.id,
+            activityType: record.type,
+            status: record.status,
+            fingerprint: record.fingerprint,
+            userId: principal.user.userId,
+          },
+          now,
+        );
         return activityView(record);
       });
       if (activity === undefined) throw (refusal as ExecutionRefusal).error;
       await this.runEffects(effects);
       return activity;
     } catch (error) {
+      await this.auditRefusal(submitter, s, error, now);
       if (error instanceof ExecutionRefusal) throw error.error;
       // Two copies of one body raced, and the other stored its activity first.
       if (StoreConflictError.is(error) && error.constraint === 'activity_fingerprint') {
@@ -393,108 +419,161 @@ export class ActivityService {
         ? 'VOTE_SELECTION_REJECTED'
         : 'VOTE_SELECTION_APPROVED';
     const effects: AfterCommitEffect[] = [];
-    const activity = await this.deps.store.transaction(async (tx) => {
-      effects.length = 0;
-      const organization = await requireOrganization(tx, s.organizationId);
-      const principal = await findPrincipal(tx, organization, s.stamp, now);
-      // A vote costs 1: its activity paid for what it carries when it was submitted.
-      await s.meter?.charge({
-        organizationId: organization.organizationId,
-        userId: principal.user.userId,
-        cost: 1,
-      });
-      if (s.refusal) throw s.refusal;
-      requireSameOrganization(principal, organization);
-
-      const fingerprint = s.parameters.fingerprint as string;
-      const found = await tx.activities.findByFingerprint(fingerprint);
-      // Serializes votes on one activity across instances (SELECT … FOR UPDATE).
-      const target =
-        found?.organizationId === organization.organizationId
-          ? await tx.activities.getForUpdate(organization.organizationId, found.id)
-          : undefined;
-      if (!target) throw new KeyholdError('NO_ACTIVITY_WITH_FINGERPRINT', { fingerprint });
-      const scope = new ActivityScope(tx, organization.organizationId);
-      // The same user's same vote body again: answered, not recorded twice. (Two users may
-      // sign identical bodies in the same millisecond; those are two votes.)
-      if (target.votes.some((v) => v.message === s.text && v.userId === principal.user.userId)) {
-        return this.viewFor(scope, organization, target, principal, now);
-      }
-      this.checkLiveness(s.body.timestampMs as string, now);
-      if (target.status !== CONSENSUS_NEEDED) {
-        throw new KeyholdError('ACTIVITY_FINISHED', {
-          activityId: target.id,
-          status: target.status,
-        });
-      }
-      if (target.votes.some((v) => v.userId === principal.user.userId)) {
-        throw new KeyholdError('ALREADY_VOTED', {
-          activityId: target.id,
+    let voter: AuditSubject | undefined;
+    const activity = await this.deps.store
+      .transaction(async (tx) => {
+        effects.length = 0;
+        voter = undefined;
+        const organization = await requireOrganization(tx, s.organizationId);
+        const principal = await findPrincipal(tx, organization, s.stamp, now);
+        voter = { organizationId: organization.organizationId, userId: principal.user.userId };
+        // A vote costs 1: its activity paid for what it carries when it was submitted.
+        await s.meter?.charge({
+          organizationId: organization.organizationId,
           userId: principal.user.userId,
+          cost: 1,
         });
-      }
-      if (consensusExpired(target, now, this.consensusExpiryMs)) {
-        throw new KeyholdError('CONSENSUS_EXPIRED', {
-          activityId: target.id,
-          expiredAt: timestampOf(consensusExpiresAt(target, this.consensusExpiryMs)),
-        });
-      }
-      const rights = await votingRights(
-        scope,
-        organization,
-        target,
-        principal.user.userId,
-        now,
-        this.consensusExpiryMs,
-      );
-      if (!rights.canApprove) {
-        throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
-          reason:
-            'only root quorum users and users named in the consensus of a policy that applies may vote on this activity',
-        });
-      }
+        if (s.refusal) throw s.refusal;
+        requireSameOrganization(principal, organization);
 
-      const definition = activityDefinitionOf(target.type);
-      const handler = definition && ACTIVITY_HANDLERS[definition.kind];
-      if (!definition || !handler) {
-        throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: target.type });
-      }
-      const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
-      target.votes.push(vote);
-      target.updatedAt = now;
-      const decision = await this.decide(
-        scope,
-        { organization, definition, parameters: target.parameters, votes: target.votes },
-        now,
-        { rejected: selection === 'VOTE_SELECTION_REJECTED' },
-      );
-      const evaluation = this.evaluationOf(target, vote, decision, now);
-      if (decision.outcome === 'ALLOW') {
-        await this.execute(
+        const fingerprint = s.parameters.fingerprint as string;
+        const found = await tx.activities.findByFingerprint(fingerprint);
+        // Serializes votes on one activity across instances (SELECT … FOR UPDATE).
+        const target =
+          found?.organizationId === organization.organizationId
+            ? await tx.activities.getForUpdate(organization.organizationId, found.id)
+            : undefined;
+        if (!target) throw new KeyholdError('NO_ACTIVITY_WITH_FINGERPRINT', { fingerprint });
+        const scope = new ActivityScope(tx, organization.organizationId);
+        // The same user's same vote body again: answered, not recorded twice. (Two users may
+        // sign identical bodies in the same millisecond; those are two votes.)
+        if (target.votes.some((v) => v.message === s.text && v.userId === principal.user.userId)) {
+          return this.viewFor(scope, organization, target, principal, now);
+        }
+        this.checkLiveness(s.body.timestampMs as string, now);
+        if (target.status !== CONSENSUS_NEEDED) {
+          throw new KeyholdError('ACTIVITY_FINISHED', {
+            activityId: target.id,
+            status: target.status,
+          });
+        }
+        if (target.votes.some((v) => v.userId === principal.user.userId)) {
+          throw new KeyholdError('ALREADY_VOTED', {
+            activityId: target.id,
+            userId: principal.user.userId,
+          });
+        }
+        if (consensusExpired(target, now, this.consensusExpiryMs)) {
+          throw new KeyholdError('CONSENSUS_EXPIRED', {
+            activityId: target.id,
+            expiredAt: timestampOf(consensusExpiresAt(target, this.consensusExpiryMs)),
+          });
+        }
+        const rights = await votingRights(
           scope,
-          handler,
-          target,
           organization,
-          principal,
-          definition,
+          target,
+          principal.user.userId,
           now,
-          effects,
-          true,
+          this.consensusExpiryMs,
         );
-      } else if (decision.outcome !== 'CONSENSUS_NEEDED') {
-        // Rejected by a voter, or now denied with no root quorum left to approve it.
-        target.status = 'ACTIVITY_STATUS_REJECTED';
-      }
-      await tx.activities.update(target);
-      await tx.policyEvaluations.insert(evaluation);
-      // A vote that leaves the activity awaiting consensus changes no status: no event.
-      if (target.status !== CONSENSUS_NEEDED) {
-        await enqueueActivityUpdate(tx, this.deps.ids, target, now, organization);
-      }
-      return activityView(target);
-    });
+        if (!rights.canApprove) {
+          throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+            reason:
+              'only root quorum users and users named in the consensus of a policy that applies may vote on this activity',
+          });
+        }
+
+        const definition = activityDefinitionOf(target.type);
+        const handler = definition && ACTIVITY_HANDLERS[definition.kind];
+        if (!definition || !handler) {
+          throw new KeyholdError('UNSUPPORTED_ACTIVITY_TYPE', { type: target.type });
+        }
+        const vote = await this.voteOf(tx, target, principal, s.text, selection, now);
+        target.votes.push(vote);
+        target.updatedAt = now;
+        const decision = await this.decide(
+          scope,
+          { organization, definition, parameters: target.parameters, votes: target.votes },
+          now,
+          { rejected: selection === 'VOTE_SELECTION_REJECTED' },
+        );
+        const evaluation = this.evaluationOf(target, vote, decision, now);
+        if (decision.outcome === 'ALLOW') {
+          await this.execute(
+            scope,
+            handler,
+            target,
+            organization,
+            principal,
+            definition,
+            now,
+            effects,
+            true,
+          );
+        } else if (decision.outcome !== 'CONSENSUS_NEEDED') {
+          // Rejected by a voter, or now denied with no root quorum left to approve it.
+          target.status = 'ACTIVITY_STATUS_REJECTED';
+        }
+        await tx.activities.update(target);
+        await tx.policyEvaluations.insert(evaluation);
+        // A vote that leaves the activity awaiting consensus changes no status: no event.
+        if (target.status !== CONSENSUS_NEEDED) {
+          await enqueueActivityUpdate(tx, this.deps.ids, target, now, organization);
+        }
+        await appendAuditEvent(
+          tx,
+          organization.organizationId,
+          {
+            event: 'vote',
+            activityId: target.id,
+            activityType: target.type,
+            status: target.status,
+            selection,
+            fingerprint: s.fingerprint,
+            userId: principal.user.userId,
+          },
+          now,
+        );
+        return activityView(target);
+      })
+      .catch(async (error: unknown) => {
+        await this.auditRefusal(voter, s, error, now);
+        throw error;
+      });
     await this.runEffects(effects);
     return activity;
+  }
+
+  /**
+   * Appends a refusal of an authenticated request to its organization's chain, in a
+   * transaction of its own (the request's rolled back). Not a rate limiter's refusal (writing
+   * one per refused request would defeat it), nor anything before the stamp verified (anyone
+   * could make the server write); those are in the access log. Best effort: a failure to
+   * record it does not change the answer.
+   */
+  private async auditRefusal(
+    subject: AuditSubject | undefined,
+    s: ParsedSubmission,
+    error: unknown,
+    now: number,
+  ): Promise<void> {
+    const refused = error instanceof ExecutionRefusal ? error.error : error;
+    if (!subject || !isKeyholdError(refused) || refused.errorCode === 'RATE_LIMITED') return;
+    const event: AuditEvent = {
+      event: 'refusal',
+      activityType: s.definition.type,
+      errorCode: refused.errorCode,
+      fingerprint: s.fingerprint,
+      userId: subject.userId,
+    };
+    try {
+      await this.deps.store.transaction((tx) =>
+        appendAuditEvent(tx, subject.organizationId, event, now),
+      );
+    } catch (failure) {
+      this.deps.onEffectError?.('audit refusal', failure);
+    }
   }
 
   /** The activity as `principal` sees it (canApprove / canReject for them). */

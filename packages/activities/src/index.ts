@@ -12,6 +12,16 @@ export {
   fingerprintOf,
 } from './activity-service.js';
 export { normalizeApiPublicKey } from './api-key-public-key.js';
+export {
+  AUDIT_GENESIS_HASH,
+  type AuditBreak,
+  type AuditEvent,
+  appendAuditEvent,
+  auditBody,
+  auditChainChecker,
+  auditEntryHash,
+  verifyAuditChain,
+} from './audit/audit-chain.js';
 export { keywordsOfActivityType } from './decision/keyword-availability.js';
 export { checkPolicyTexts } from './decision/policy-errors.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
@@ -71,6 +81,7 @@ export {
   type ActivityRepository,
   type ApiKeyCredential,
   type ApiKeyRepository,
+  type AuditLogRepository,
   type AuthenticatorCredential,
   type AuthenticatorRepository,
   addressKey,
@@ -122,6 +133,8 @@ export {
 export type {
   ActivityRecord,
   ApiKeyRecord,
+  AuditEntryRecord,
+  AuditHeadRecord,
   AuthenticatorRecord,
   OrganizationRecord,
   OtpRecord,

@@ -314,3 +314,26 @@ export interface OtpRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * One link of an organization's audit chain (see `audit/audit-chain.ts`): `hash` is the hex
+ * SHA-256 of the previous link's hash (64 zeros before the first), a newline, and `body`.
+ */
+export interface AuditEntryRecord {
+  organizationId: string;
+  /** 1, 2, 3… within the organization, without gaps. */
+  seq: number;
+  /** The entry as JSON text: exactly what is hashed. */
+  body: string;
+  hash: string;
+  createdAt: number;
+}
+
+/** The newest link of an organization's audit chain: what a cut-off tail is checked against. */
+export interface AuditHeadRecord {
+  organizationId: string;
+  seq: number;
+  hash: string;
+  createdAt: number;
+  updatedAt: number;
+}

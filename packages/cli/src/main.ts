@@ -15,6 +15,7 @@ const USAGE = `usage: keyhold <command> [options]     (keyhold <command> --help 
   conformance  run the conformance suite against a running implementation
   policy       check a file of policies offline, or explain a server's decision
   whoami       list the root organizations of a data directory or database (their ids)
+  audit        verify or export the tamper-evident audit log of a data directory or database
   --version    print the version
 `;
 
@@ -75,6 +76,8 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       return (await import('./policy-command.js')).runPolicyCommand(rest);
     case 'whoami':
       return (await import('./whoami-command.js')).runWhoamiCommand(rest);
+    case 'audit':
+      return (await import('./audit-command.js')).runAuditCommand(rest);
     case '--version':
     case '-v':
     case 'version':

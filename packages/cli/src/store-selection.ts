@@ -69,9 +69,29 @@ export async function openStore(
       const { createPostgresStore } = await import('@keyhold/store-postgres');
       return {
         kind: 'postgres',
-        store: await createPostgresStore({ connectionString: choice.url }),
+        store: await createPostgresStore(postgresTarget(choice.url)),
         masterKey: given,
       };
     }
   }
+}
+
+/**
+ * A `--postgres` URL as the store takes it: its `schema` query parameter (the schema Keyhold's
+ * tables live in; default `public`) taken out, the rest passed to the driver as it is.
+ * @example
+ * postgresTarget('postgres://db/keyhold?schema=tenant_a');
+ * // { connectionString: 'postgres://db/keyhold', schema: 'tenant_a' }
+ */
+export function postgresTarget(url: string): { connectionString: string; schema?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { connectionString: url };
+  }
+  const schema = parsed.searchParams.get('schema');
+  if (schema === null) return { connectionString: url };
+  parsed.searchParams.delete('schema');
+  return { connectionString: parsed.toString(), schema };
 }

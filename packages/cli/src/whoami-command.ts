@@ -5,10 +5,9 @@
  * holds is refused (ask that server instead).
  * @module
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Store } from '@keyhold/activities';
 import { resolveSettings } from './configuration.js';
+import { openStoreForReading, STORE_OPTIONS, StoreUnreadableError } from './read-only-store.js';
 import { DEFAULT_DATA_DIR } from './store-selection.js';
 
 const HELP = `usage: keyhold whoami [--data DIR | --postgres URL]
@@ -21,13 +20,8 @@ running keyhold serve: ask that server instead (POST /public/v1/query/whoami). -
 reads a Postgres store. Also KEYHOLD_DATA, KEYHOLD_POSTGRES_URL and --config, as serve takes them.
 `;
 
-const WHOAMI_OPTIONS = {
-  data: { type: 'string' },
-  postgres: { type: 'string' },
-} as const;
-
 export async function runWhoamiCommand(args: string[]): Promise<number> {
-  const { values, help } = resolveSettings(args, WHOAMI_OPTIONS, process.env, [
+  const { values, help } = resolveSettings(args, STORE_OPTIONS, process.env, [
     ['data', 'postgres'],
   ]);
   if (help) {
@@ -38,27 +32,12 @@ export async function runWhoamiCommand(args: string[]): Promise<number> {
     process.stderr.write(`keyhold whoami: ${message}\n`);
     return 2;
   };
-  if (values.data !== undefined && values.postgres !== undefined) {
-    return fail('choose one of --data and --postgres\n  (keyhold whoami --help)');
-  }
-  const { createPgliteStore, createPostgresStore } = await import('@keyhold/store-postgres');
   let store: Store;
   try {
-    if (values.postgres !== undefined) {
-      store = await createPostgresStore({ connectionString: values.postgres });
-    } else {
-      const dir = values.data ?? DEFAULT_DATA_DIR;
-      const pgdata = join(dir, 'pgdata');
-      // Opening an absent directory would create an empty store: say there is none instead.
-      if (!existsSync(pgdata)) {
-        return fail(
-          `--data ${dir} holds no Keyhold data (no ${pgdata}); start keyhold serve first`,
-        );
-      }
-      store = await createPgliteStore({ dataDir: pgdata });
-    }
+    store = await openStoreForReading(values);
   } catch (error) {
-    return fail(error instanceof Error ? error.message : String(error));
+    if (error instanceof StoreUnreadableError) return fail(error.message);
+    throw error;
   }
   try {
     const roots = await store.transaction((tx) => tx.organizations.listRoots());

@@ -7,6 +7,7 @@
 import type { TableSpec } from './table-spec.js';
 import { ACTIVITIES } from './tables/activities.js';
 import { API_KEYS } from './tables/api-keys.js';
+import { AUDIT_ENTRIES, AUDIT_HEADS } from './tables/audit-log.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
@@ -42,6 +43,8 @@ export const STORE_TABLES = {
   webhookDeliveries: WEBHOOK_DELIVERIES,
   authenticators: AUTHENTICATORS,
   otps: OTPS,
+  auditEntries: AUDIT_ENTRIES,
+  auditHeads: AUDIT_HEADS,
 } as const;
 
 /**

@@ -5,12 +5,15 @@
  * refused insert or update names.
  * @module
  */
-import type {
-  ActivityRecord,
-  NamedRecordRepository,
-  StoreTransaction,
-  TagRecord,
-  VoteRecord,
+import {
+  type ActivityRecord,
+  AUDIT_GENESIS_HASH,
+  auditEntryHash,
+  type NamedRecordRepository,
+  type StoreTransaction,
+  type TagRecord,
+  type VoteRecord,
+  verifyAuditChain,
 } from '@keyhold/activities';
 import { type CheckList, checkList } from '../check-list.js';
 import { conflict } from '../conflict.js';
@@ -1093,5 +1096,41 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     expect(await count(-1, 'before')).toBe(0);
     expect(await count(Number.NaN, 'before')).toBe(4);
   });
+  check(
+    'auditLog: appends chain by seq from 1, concurrent appends serialize, heads and pages',
+    async () => {
+      const org = fresh('org');
+      const other = fresh('org');
+      await tx(async (t) => {
+        await t.auditLog.append(org, JSON.stringify({ organizationId: org, n: 1 }), 1000);
+        await t.auditLog.append(other, JSON.stringify({ organizationId: other, n: 1 }), 1000);
+      });
+      // Five transactions append to one chain at once: each gets its own seq, none is lost.
+      await Promise.all(
+        [2, 3, 4, 5, 6].map((n) =>
+          tx((t) => t.auditLog.append(org, JSON.stringify({ organizationId: org, n }), 1000 + n)),
+        ),
+      );
+      // An append whose transaction fails leaves no trace.
+      await expect(
+        tx(async (t) => {
+          await t.auditLog.append(org, JSON.stringify({ organizationId: org, n: 'lost' }), 2000);
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      const entries = await tx((t) => t.auditLog.list(org, 1, 100));
+      expect(entries.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(entries.map((e) => JSON.parse(e.body).n).sort()).toEqual([1, 2, 3, 4, 5, 6]);
+      const head = (await tx((t) => t.auditLog.heads())).find((h) => h.organizationId === org);
+      expect(verifyAuditChain(entries, head)).toBeUndefined();
+      expect(head?.seq).toBe(6);
+      // Pages from a seq, at most a limit; the other chain is apart.
+      expect((await tx((t) => t.auditLog.list(org, 5, 1))).map((e) => e.seq)).toEqual([5]);
+      expect(await tx((t) => t.auditLog.list(org, 7, 10))).toEqual([]);
+      expect((await tx((t) => t.auditLog.list(other, 1, 10))).map((e) => e.seq)).toEqual([1]);
+      // Hashes the store computed are the domain's: entry 1 commits to the genesis hash.
+      expect(entries[0]!.hash).toBe(auditEntryHash(AUDIT_GENESIS_HASH, entries[0]!.body));
+    },
+  );
   return checks;
 }

@@ -12,6 +12,8 @@ import type { WebhookDelivery } from '@keyhold/webhooks';
 import type {
   ActivityRecord,
   ApiKeyRecord,
+  AuditEntryRecord,
+  AuditHeadRecord,
   AuthenticatorRecord,
   OrganizationRecord,
   OtpRecord,
@@ -315,6 +317,23 @@ export interface OtpRepository {
   delete(organizationId: string, otpId: string): Promise<void>;
 }
 
+/**
+ * The audit chains, one per organization: append-only, each entry committing to the one
+ * before it (see `audit/audit-chain.ts`).
+ */
+export interface AuditLogRepository {
+  /**
+   * Appends `body` to the organization's chain: the next seq, and the hash over the head's hash
+   * and `body`, computed where the head is read, under its lock (held until the transaction
+   * ends; append last, so that concurrent transactions of one organization wait briefly).
+   */
+  append(organizationId: string, body: string, now: number): Promise<void>;
+  /** The organization's entries with `seq >= fromSeq`, in chain order, at most `limit`. */
+  list(organizationId: string, fromSeq: number, limit: number): Promise<AuditEntryRecord[]>;
+  /** The head of every chain, by organization id. */
+  heads(): Promise<AuditHeadRecord[]>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -340,6 +359,7 @@ export interface StoreTransaction {
    */
   savepoint<T>(work: () => Promise<T>): Promise<T>;
   readonly otps: OtpRepository;
+  readonly auditLog: AuditLogRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */
