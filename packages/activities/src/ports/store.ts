@@ -13,6 +13,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
+  InvitationRecord,
   OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,
@@ -310,6 +311,17 @@ export interface OtpRepository {
   delete(organizationId: string, otpId: string): Promise<void>;
 }
 
+/** Invitations (CREATE_INVITATIONS, ACCEPT_INVITATION, DELETE_INVITATION), listed by `createdAt`. */
+export interface InvitationRepository {
+  get(organizationId: string, invitationId: string): Promise<InvitationRecord | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(organizationId: string, invitationId: string): Promise<InvitationRecord | undefined>;
+  list(organizationId: string): Promise<InvitationRecord[]>;
+  insert(record: InvitationRecord): Promise<void>;
+  update(record: InvitationRecord): Promise<void>;
+  delete(organizationId: string, invitationId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -335,6 +347,7 @@ export interface StoreTransaction {
    */
   savepoint<T>(work: () => Promise<T>): Promise<T>;
   readonly otps: OtpRepository;
+  readonly invitations: InvitationRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */
