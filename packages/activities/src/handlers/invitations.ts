@@ -10,9 +10,9 @@
  * with their key. Policies see an invitee as any user without permissions; accepting one's own
  * invitation is allowed to them (`decision/decide.ts`).
  *
- * CREATE_INVITATIONS and ACCEPT_INVITATION refuse bad input — an unknown sender or tag, a mail
- * server that cannot be reached, another user's invitation, one already accepted or revoked,
- * a stamp by anything but the invitation key — and store nothing (`execution-refusal.ts`).
+ * All three refuse bad input — an unknown sender or tag, a mail server that cannot be reached,
+ * an unknown invitation, another user's, one already accepted or revoked, a stamp by anything
+ * but the invitation key — and store nothing (`execution-refusal.ts`).
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
@@ -152,7 +152,7 @@ export const acceptInvitationHandler: HandlerOf<'ACCEPT_INVITATION'> = refusingH
   },
 });
 
-export const deleteInvitationHandler: HandlerOf<'DELETE_INVITATION'> = {
+export const deleteInvitationHandler: HandlerOf<'DELETE_INVITATION'> = refusingHandler({
   async execute(ctx, p) {
     const orgId = ctx.organization.organizationId;
     const invitation = await pendingInvitation(ctx, p.invitationId);
@@ -167,4 +167,4 @@ export const deleteInvitationHandler: HandlerOf<'DELETE_INVITATION'> = {
     });
     return { invitationId: invitation.invitationId };
   },
-};
+});
