@@ -50,6 +50,7 @@ import {
   voteRecordOf,
 } from './activity-proposal.js';
 import { ActivityScope } from './activity-scope.js';
+import { requireCredentialScope } from './credential-scope.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
 import {
   consensusExpired,
@@ -300,6 +301,7 @@ export class ActivityService {
         this.checkLiveness(s.body.timestampMs as string, now);
         if (s.refusal) throw s.refusal;
         requireSameOrganization(principal, organization, s.definition.kind);
+        await requireCredentialScope(tx, principal, s.definition.kind);
         // What needs the store to check (a passkey's attestation) is checked in it.
         await handler.verify?.({ tx, organization }, s.parameters);
 
@@ -400,6 +402,7 @@ export class ActivityService {
       });
       if (s.refusal) throw s.refusal;
       requireSameOrganization(principal, organization);
+      await requireCredentialScope(tx, principal, undefined);
 
       const fingerprint = s.parameters.fingerprint as string;
       const found = await tx.activities.findByFingerprint(fingerprint);

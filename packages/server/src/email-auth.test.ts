@@ -399,6 +399,11 @@ describe.each(STORE_TARGETS)(
       const recoveryKey = keyFromBundle(mailed(mail, 'Recovery bundle'), target);
       const recovering = sdkClient(kh.server.url, subOrgId, recoveryKey);
 
+      // The recovery key recovers, nothing else.
+      expect(
+        (await rejection(recovering.createWallet({ walletName: 'w', accounts: [ETH_ACCOUNT] })))
+          .message,
+      ).toContain('request not authorized');
       const passkey = passkeyOf();
       // Another user's recovery, or recovery by another key, is refused and stores nothing.
       const wrongUser = await rejection(
@@ -488,10 +493,18 @@ describe.each(STORE_TARGETS)(
         ['carol@example.com', 'INVITATION_STATUS_CREATED'],
         ['dan@example.com', 'INVITATION_STATUS_CREATED'],
       ]);
-      // The invitation key does nothing but accept.
+      // The invitation key does nothing but accept: not even add a key to its own user.
       expect(
         (await rejection(invitee.createWallet({ walletName: 'w', accounts: [ETH_ACCOUNT] })))
           .message,
+      ).toContain('request not authorized');
+      const sneaky = {
+        apiKeyName: 'sneaky',
+        publicKey: generateApiKeyPair().publicKey,
+        curveType: 'API_KEY_CURVE_P256' as const,
+      };
+      expect(
+        (await rejection(invitee.createApiKeys({ userId: carolId, apiKeys: [sneaky] }))).message,
       ).toContain('request not authorized');
 
       const passkey = passkeyOf();

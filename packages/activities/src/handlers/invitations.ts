@@ -7,8 +7,9 @@
  * invitee stamps ACCEPT_INVITATION with it, naming the invitation and their user id, with the
  * passkey they will sign in with: the passkey is added, the invitation key removed and the
  * invitation ACCEPTED. DELETE_INVITATION revokes a pending invitation and removes the invitee
- * with their key. Policies see an invitee as any user without permissions; accepting one's own
- * invitation is allowed to them (`decision/decide.ts`).
+ * with their key. The invitation key submits ACCEPT_INVITATION and nothing else
+ * (`credential-scope.ts`); accepting one's own invitation is allowed to the invitee
+ * (`decision/decide.ts`).
  *
  * All three refuse bad input — an unknown sender or tag, a mail server that cannot be reached,
  * an unknown invitation, another user's, one already accepted or revoked, a stamp by anything
@@ -27,6 +28,9 @@ import { normalizeContact } from './otp-code.js';
 import { renderSecretEmail } from './secret-email.js';
 import { addSessionKey } from './session-keys.js';
 import { requireUserTags } from './tags.js';
+
+/** The name of an invitation key: this prefix, then the invitation id. */
+export const INVITATION_KEY_NAME_PREFIX = 'Invitation - ';
 
 /** How long an invitation key stamps: 7 days. */
 export const INVITATION_SECONDS = 7 * 24 * 3600;
@@ -67,7 +71,7 @@ export const createInvitationsHandler: HandlerOf<'CREATE_INVITATIONS'> = refusin
         const key = await addSessionKey(ctx, user, {
           publicKey: bytesToHex(p256.getPublicKey(privateKey, true)),
           credentialType: 'CREDENTIAL_TYPE_API_KEY_P256',
-          apiKeyName: `Invitation - ${invitationId}`,
+          apiKeyName: `${INVITATION_KEY_NAME_PREFIX}${invitationId}`,
           seconds: INVITATION_SECONDS,
           invalidateExisting: false,
         });
