@@ -296,7 +296,7 @@ const CATALOGUE = {
    * RECOVER_USER stamped by anything but the recovery credential INIT_USER_EMAIL_RECOVERY
    * mailed to that user; ACCEPT_INVITATION by anything but the invitee's invitation key.
    */
-  RECOVERY_CREDENTIAL_REQUIRED: e(
+  MAILED_CREDENTIAL_REQUIRED: e(
     PERMISSION_DENIED,
     'request must be stamped by the credential mailed for this user',
   ),

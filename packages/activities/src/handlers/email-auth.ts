@@ -134,7 +134,7 @@ export const recoverUserHandler: HandlerOf<'RECOVER_USER'> = {
       principal.organizationId !== orgId
     ) {
       throw new ExecutionRefusal(
-        new KeyholdError('RECOVERY_CREDENTIAL_REQUIRED', { userId: p.userId }),
+        new KeyholdError('MAILED_CREDENTIAL_REQUIRED', { userId: p.userId }),
       );
     }
     const authenticatorId = await addAuthenticators(ctx, principal.user.userId, [p.authenticator]);

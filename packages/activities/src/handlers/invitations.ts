@@ -140,7 +140,7 @@ export const acceptInvitationHandler: HandlerOf<'ACCEPT_INVITATION'> = refusingH
       invitation.userId !== userId ||
       ('userId' in p.authenticator && p.authenticator.userId.toLowerCase() !== userId)
     ) {
-      throw new KeyholdError('RECOVERY_CREDENTIAL_REQUIRED', {
+      throw new KeyholdError('MAILED_CREDENTIAL_REQUIRED', {
         invitationId: invitation.invitationId,
         reason: 'stamp with the invitation key mailed to the invitee, naming their user id',
       });
