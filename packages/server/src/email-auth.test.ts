@@ -564,6 +564,71 @@ describe.each(STORE_TARGETS)(
       expect(twice.message).toContain('invitation has already been accepted or revoked');
     });
 
+    it('ACCEPT_INVITATION V1, with the webauthn-json passkey of AuthenticatorParams V1', async () => {
+      const before = mailbox.received.length;
+      const { invitationIds } = await kh.client.createInvitations({
+        invitations: [
+          {
+            receiverUserName: 'gail',
+            receiverUserEmail: 'gail@example.com',
+            receiverUserTags: [],
+            accessType: 'ACCESS_TYPE_ALL',
+            senderUserId: kh.userId,
+          },
+        ],
+      });
+      const mail = newMailTo(mailbox, before, 'gail@example.com');
+      expect(mailText(mail)).toContain('Subject: You are invited to ');
+      const userId = mailed(mail, 'User id');
+      const keyHex = mailed(mail, 'Invitation key');
+      const invitee = sdkClient(kh.server.url, kh.organizationId, {
+        privateKey: keyHex,
+        publicKey: bytesToHex(getPublicKey(hexToBytes(keyHex), true)),
+      });
+      const passkey = passkeyOf();
+      const { authenticatorName, challenge, attestation } = passkey.register('gail phone');
+      const accepted = await post<{
+        activity: { status: string; result: Record<string, unknown> };
+      }>(invitee, '/public/v1/submit/accept_invitation', {
+        type: 'ACTIVITY_TYPE_ACCEPT_INVITATION',
+        timestampMs: String(Date.now()),
+        organizationId: kh.organizationId,
+        parameters: {
+          invitationId: invitationIds[0],
+          userId,
+          authenticator: {
+            authenticatorName,
+            userId,
+            challenge,
+            attestation: {
+              id: attestation.credentialId,
+              type: 'public-key',
+              rawId: attestation.credentialId,
+              authenticatorAttachment: 'platform',
+              response: {
+                clientDataJson: attestation.clientDataJson,
+                attestationObject: attestation.attestationObject,
+                transports: attestation.transports,
+              },
+              clientExtensionResults: { credProps: { rk: true } },
+            },
+          },
+        },
+      });
+      expect(accepted.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+      expect(accepted.activity.result.acceptInvitationResult).toEqual({
+        invitationId: invitationIds[0],
+        userId,
+      });
+      const gail = new TurnkeyServerClient({
+        apiBaseUrl: kh.server.url,
+        organizationId: kh.organizationId,
+        stamper: passkey,
+        activityPoller: TEST_POLLER,
+      });
+      expect((await gail.getWhoami({})).userId).toBe(userId);
+    });
+
     it('CREATE_INVITATIONS refuses an unknown sender, mailing and storing nothing', async () => {
       const before = mailbox.received.length;
       const users = (await kh.client.getUsers({})).users.length;
