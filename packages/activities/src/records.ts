@@ -38,6 +38,10 @@ export interface OrganizationRecord {
    * without its own list uses its parent's.
    */
   allowedOrigins?: string[];
+  /** CREATE_SUB_ORGANIZATION's `disableEmailAuth`: EMAIL_AUTH is refused here. */
+  emailAuthDisabled?: boolean;
+  /** CREATE_SUB_ORGANIZATION's `disableEmailRecovery`: INIT_USER_EMAIL_RECOVERY is refused here. */
+  emailRecoveryDisabled?: boolean;
   createdAt: number;
   updatedAt: number;
 }

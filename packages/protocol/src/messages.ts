@@ -286,6 +286,15 @@ const CATALOGUE = {
     'verification token has already been used',
   ),
   INVALID_CLIENT_SIGNATURE: e(INVALID_ARGUMENT, 'invalid client signature'),
+  // Email auth and recovery switched off by CREATE_SUB_ORGANIZATION (V4+).
+  EMAIL_AUTH_DISABLED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'email auth is disabled for this organization',
+  ),
+  EMAIL_RECOVERY_DISABLED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'email recovery is disabled for this organization',
+  ),
   // Invitations (CREATE_INVITATIONS, ACCEPT_INVITATION, DELETE_INVITATION).
   INVITATION_NOT_FOUND: e(NOT_FOUND, 'invitation not found'),
   INVITATION_NOT_PENDING: e(

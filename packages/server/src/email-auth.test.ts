@@ -354,6 +354,39 @@ describe.each(STORE_TARGETS)(
       expect(await activityTypes(subOrgId)).toEqual(typesBefore);
     });
 
+    it('a sub-organization created with disableEmailAuth / disableEmailRecovery refuses them, mailing nothing', async () => {
+      const { subOrganizationId } = await kh.client.createSubOrganization({
+        subOrganizationName: 'no email',
+        rootUsers: [
+          {
+            userName: 'hank',
+            userEmail: 'hank@example.com',
+            apiKeys: [],
+            authenticators: [],
+            oauthProviders: [],
+          },
+        ],
+        rootQuorumThreshold: 1,
+        disableEmailAuth: true,
+        disableEmailRecovery: true,
+      });
+      const before = mailbox.received.length;
+      const request = {
+        organizationId: subOrganizationId,
+        email: 'hank@example.com',
+        targetPublicKey: generateP256KeyPair().publicKey,
+        emailCustomization: { appName: 'Acme' },
+      };
+      expect((await rejection(kh.client.emailAuth(request))).message).toContain(
+        'email auth is disabled for this organization',
+      );
+      expect((await rejection(kh.client.initUserEmailRecovery(request))).message).toContain(
+        'email recovery is disabled for this organization',
+      );
+      expect(mailbox.received.length).toBe(before);
+      expect(await activityTypes(subOrganizationId)).toEqual([]);
+    });
+
     it('an unreachable mail server answers 503 and stores no key', async () => {
       const down = await startTurnkeyServer({
         notifier: smtpNotifier({

@@ -1,7 +1,8 @@
 -- Keyhold store, version 11: invitations (CREATE_INVITATIONS, ACCEPT_INVITATION,
 -- DELETE_INVITATION) and verified contacts (a user's email or phone number proven by a
 -- verification token: sign-up, UPDATE_USER_EMAIL / UPDATE_USER_PHONE_NUMBER;
--- list_verified_suborgs). Same conventions as 0001. Nothing here is secret: an invitation's
+-- list_verified_suborgs), and a sub-organization's disableEmailAuth / disableEmailRecovery
+-- switches. Same conventions as 0001. Nothing here is secret: an invitation's
 -- key went only to the invitee's mailbox, its public half is an API key of the invitee.
 
 CREATE TABLE invitations (
@@ -26,3 +27,6 @@ CREATE INDEX invitations_listing_idx ON invitations (organization_id, created_at
 
 ALTER TABLE users ADD COLUMN email_verified_at bigint;
 ALTER TABLE users ADD COLUMN phone_number_verified_at bigint;
+
+ALTER TABLE organizations ADD COLUMN email_auth_disabled boolean;
+ALTER TABLE organizations ADD COLUMN email_recovery_disabled boolean;

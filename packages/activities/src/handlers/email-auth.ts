@@ -10,6 +10,7 @@
  *   (CREDENTIAL_TYPE_RECOVER_USER_KEY_P256); RECOVER_USER, stamped with it by that user, adds
  *   a passkey to the user and removes the recovery key (one recovery per mail).
  *
+ * A sub-organization created with `disableEmailAuth` / `disableEmailRecovery` refuses them.
  * A parent organization's users may submit EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY for a
  * sub-organization (PARENT_RUN_KINDS): the user is looked up in the sub-organization. Every
  * refusal of EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY — an address no user has, a mail server
@@ -94,19 +95,22 @@ async function mailCredential(
 
 export const emailAuthHandler: HandlerOf<'EMAIL_AUTH'> = refusingHandler({
   precheck: precheckMailedCredential,
-  execute: (ctx, p) =>
-    mailCredential(
+  execute(ctx, p) {
+    if (ctx.organization.emailAuthDisabled) throw new KeyholdError('EMAIL_AUTH_DISABLED');
+    return mailCredential(
       ctx,
       p,
       'CREDENTIAL_TYPE_EMAIL_AUTH_KEY_P256',
       'email-auth',
       p.apiKeyName ?? `Email Auth - ${ctx.now}`,
-    ),
+    );
+  },
 });
 
 export const initUserEmailRecoveryHandler: HandlerOf<'INIT_USER_EMAIL_RECOVERY'> = refusingHandler({
   precheck: precheckMailedCredential,
   async execute(ctx, p) {
+    if (ctx.organization.emailRecoveryDisabled) throw new KeyholdError('EMAIL_RECOVERY_DISABLED');
     const { userId } = await mailCredential(
       ctx,
       { ...p, invalidateExisting: false },

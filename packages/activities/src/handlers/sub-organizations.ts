@@ -109,6 +109,10 @@ export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> 
       name: shape.name,
       parentOrganizationId: ctx.organization.organizationId,
       rootQuorum: { threshold: shape.threshold, userIds: [...rootUserIds] },
+      ...('disableEmailAuth' in p && p.disableEmailAuth ? { emailAuthDisabled: true } : {}),
+      ...('disableEmailRecovery' in p && p.disableEmailRecovery
+        ? { emailRecoveryDisabled: true }
+        : {}),
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };

@@ -237,9 +237,10 @@ const invitationParams = obj(
 /**
  * CREATE_SUB_ORGANIZATION V2–V8 (V1 below), in wire order: the name, root users (whose shape is the
  * version's) and threshold; from V4 a wallet and the email switches; from V7 the SMS/OTP
- * switches, `verificationToken` and `clientSignature`. The switches are accepted and have no
- * effect; the token and the signature make a sign-up (`sign-up-verification.ts` in
- * `@keyhold/activities`).
+ * switches, `verificationToken` and `clientSignature`. `disableEmailAuth` and
+ * `disableEmailRecovery` switch EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY off in the
+ * sub-organization; the SMS/OTP switches are accepted and have no effect; the token and the
+ * signature make a sign-up (`sign-up-verification.ts` in `@keyhold/activities`).
  */
 const subOrganizationMembers = <U>(rootUser: Schema<U>) => ({
   subOrganizationName: name(),
