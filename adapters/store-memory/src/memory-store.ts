@@ -93,6 +93,7 @@ class State {
   otps = new MemoryTable(STORE_TABLES.otps, this.next);
   auditEntries = new MemoryTable(STORE_TABLES.auditEntries, this.next);
   auditHeads = new MemoryTable(STORE_TABLES.auditHeads, this.next);
+  invitations = new MemoryTable(STORE_TABLES.invitations, this.next);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -280,6 +281,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           await tx.webhookEndpoints.delete(org, e.endpointId);
         }
         for (const o of await tx.otps.list(org)) await tx.otps.delete(org, o.otpId);
+        for (const i of await tx.invitations.list(org)) {
+          await tx.invitations.delete(org, i.invitationId);
+        }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
             j.delete(s.deliveries, id);
@@ -538,6 +542,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           .sort((a, b) => compareIds(a.organizationId, b.organizationId));
       },
     },
+    invitations: s.invitations.over(j),
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

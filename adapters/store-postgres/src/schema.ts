@@ -36,6 +36,7 @@ const TABLE_VERSIONS = {
   otps: 10,
   audit_entries: 15,
   audit_heads: 15,
+  invitations: 11,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

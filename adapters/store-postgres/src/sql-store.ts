@@ -128,6 +128,7 @@ class AuditLogRepositoryOver implements AuditLogRepository {
     return many(this.db, 'SELECT * FROM audit_heads ORDER BY organization_id', [], auditHeads.of);
   }
 }
+const invitations = new SqlTable(STORE_TABLES.invitations);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -281,6 +282,7 @@ class OrganizationRepositoryOver
       'private_key_tags',
       'webhook_endpoints',
       'otps',
+      'invitations',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -590,6 +592,7 @@ function transactionOver(
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
     otps: new SqlRepository(otps, db),
     auditLog: new AuditLogRepositoryOver(db),
+    invitations: new SqlRepository(invitations, db),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   type VoteSelection,
   validateIntent,
 } from '@keyhold/protocol';
+import { requireCredentialScope } from './credential-scope.js';
 import type { ActivityHandler, PrecheckSettings } from './handlers/activity-handler.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Ids } from './ports/ids.js';
@@ -123,6 +124,7 @@ export async function checkProposal(
   const { definition, parameters, handler, organization, principal } = proposal;
   checkIntent(definition, parameters, handler, settings);
   requireSameOrganization(principal, organization, definition.kind);
+  await requireCredentialScope(tx, principal, definition.kind);
   await handler.verify?.({ tx, organization }, parameters);
 }
 

@@ -51,6 +51,7 @@ import {
 } from './activity-proposal.js';
 import { ActivityScope } from './activity-scope.js';
 import { type AuditEvent, appendAuditEvent } from './audit/audit-chain.js';
+import { requireCredentialScope } from './credential-scope.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
 import {
   consensusExpired,
@@ -316,6 +317,7 @@ export class ActivityService {
         this.checkLiveness(s.body.timestampMs as string, now);
         if (s.refusal) throw s.refusal;
         requireSameOrganization(principal, organization, s.definition.kind);
+        await requireCredentialScope(tx, principal, s.definition.kind);
         // What needs the store to check (a passkey's attestation) is checked in it.
         await handler.verify?.({ tx, organization }, s.parameters);
 
@@ -435,6 +437,7 @@ export class ActivityService {
         });
         if (s.refusal) throw s.refusal;
         requireSameOrganization(principal, organization);
+        await requireCredentialScope(tx, principal, undefined);
 
         const fingerprint = s.parameters.fingerprint as string;
         const found = await tx.activities.findByFingerprint(fingerprint);

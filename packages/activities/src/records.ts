@@ -38,6 +38,10 @@ export interface OrganizationRecord {
    * without its own list uses its parent's.
    */
   allowedOrigins?: string[];
+  /** CREATE_SUB_ORGANIZATION's `disableEmailAuth`: EMAIL_AUTH is refused here. */
+  emailAuthDisabled?: boolean;
+  /** CREATE_SUB_ORGANIZATION's `disableEmailRecovery`: INIT_USER_EMAIL_RECOVERY is refused here. */
+  emailRecoveryDisabled?: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -50,6 +54,13 @@ export interface UserRecord {
   userEmail?: string;
   userPhoneNumber?: string;
   userTags: string[];
+  /**
+   * When a verification token of VERIFY_OTP proved `userEmail` (sign-up, UPDATE_USER_EMAIL);
+   * cleared when the address changes without one. What `list_verified_suborgs` reads.
+   */
+  emailVerifiedAt?: number;
+  /** The same for `userPhoneNumber`. */
+  phoneNumberVerifiedAt?: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -334,6 +345,31 @@ export interface AuditHeadRecord {
   organizationId: string;
   seq: number;
   hash: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * An invitation (CREATE_INVITATIONS): the invitee is a user of the organization from the
+ * start, holding only the invitation key whose private half was mailed to them; ACCEPT_INVITATION,
+ * stamped with that key, adds their passkey and removes the key. Nothing secret is stored.
+ */
+export interface InvitationRecord {
+  organizationId: string;
+  invitationId: string;
+  receiverUserName: string;
+  /** The address the invitation was mailed to, as given. */
+  receiverEmail: string;
+  receiverUserTags: string[];
+  /** `ACCESS_TYPE_WEB`, `ACCESS_TYPE_API` or `ACCESS_TYPE_ALL`. */
+  accessType: string;
+  /** `INVITATION_STATUS_CREATED`, `INVITATION_STATUS_ACCEPTED` or `INVITATION_STATUS_REVOKED`. */
+  status: string;
+  senderUserId: string;
+  /** The invitee's user. */
+  userId: string;
+  /** The invitation key's API key id (removed on acceptance or revocation). */
+  apiKeyId: string;
   createdAt: number;
   updatedAt: number;
 }

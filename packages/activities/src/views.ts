@@ -24,6 +24,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
+  InvitationRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -197,6 +198,25 @@ export function policyView(policy: PolicyRecord): Policy {
     consensus: policy.consensus ?? '',
     condition: policy.condition ?? '',
     ...(policy.time !== undefined ? { time: policy.time } : {}),
+  };
+}
+
+/**
+ * `v1Invitation`, as `get_organization` lists it (`organizationData.invitations`).
+ * @example
+ * invitations.map(invitationView);
+ */
+export function invitationView(invitation: InvitationRecord) {
+  return {
+    invitationId: invitation.invitationId,
+    receiverUserName: invitation.receiverUserName,
+    receiverEmail: invitation.receiverEmail,
+    receiverUserTags: [...invitation.receiverUserTags],
+    accessType: invitation.accessType,
+    status: invitation.status,
+    createdAt: timestampOf(invitation.createdAt),
+    updatedAt: timestampOf(invitation.updatedAt),
+    senderUserId: invitation.senderUserId,
   };
 }
 

@@ -138,6 +138,24 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
     v === 1 ? 'initOtpAuthResult' : 'initOtpAuthResultV2',
   ),
   ...define('OTP_AUTH', [1], 'AUTH', 'CREATE'),
+  // Email auth and recovery: a credential bundle mailed to a user of the organization
+  // (the mailbox is the proof); RECOVER_USER adds a passkey with the recovery credential.
+  ...define('EMAIL_AUTH', [1, 2, 3], 'AUTH', 'CREATE', () => 'emailAuthResult'),
+  ...define(
+    'INIT_USER_EMAIL_RECOVERY',
+    [1, 2],
+    'AUTH',
+    'CREATE',
+    () => 'initUserEmailRecoveryResult',
+  ),
+  ...define('RECOVER_USER', [1], 'CREDENTIAL', 'CREATE'),
+  // A user's contact, proven by a verification token of VERIFY_OTP (optional).
+  ...define('UPDATE_USER_EMAIL', [1], 'USER', 'UPDATE'),
+  ...define('UPDATE_USER_PHONE_NUMBER', [1], 'USER', 'UPDATE'),
+  // Invitations: mailed, accepted with the invitee's passkey, revoked.
+  ...define('CREATE_INVITATIONS', [1], 'USER', 'CREATE'),
+  ...define('ACCEPT_INVITATION', [1, 2], 'USER', 'UPDATE', () => 'acceptInvitationResult'),
+  ...define('DELETE_INVITATION', [1], 'USER', 'DELETE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),
@@ -159,8 +177,9 @@ export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
  * sub-organization only through a user of that sub-organization; its own users' stamps may
  * read a sub-organization and run these kinds there, nothing else. They are the login and
  * auth activities a parent's backend runs for its sub-organizations' end users, where the end
- * user's verification token, OIDC token or mailbox is the proof (OTP_LOGIN, INIT_OTP_AUTH and
- * OTP_AUTH are served; the others come with issue 13).
+ * user's verification token, OIDC token or mailbox is the proof (OTP_LOGIN, INIT_OTP_AUTH,
+ * OTP_AUTH, EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY are served; the OAuth ones come with
+ * issue 13).
  */
 export const PARENT_RUN_KINDS: ReadonlySet<string> = new Set([
   'OTP_LOGIN',

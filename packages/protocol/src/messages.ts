@@ -286,6 +286,29 @@ const CATALOGUE = {
     'verification token has already been used',
   ),
   INVALID_CLIENT_SIGNATURE: e(INVALID_ARGUMENT, 'invalid client signature'),
+  // Email auth and recovery switched off by CREATE_SUB_ORGANIZATION (V4+).
+  EMAIL_AUTH_DISABLED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'email auth is disabled for this organization',
+  ),
+  EMAIL_RECOVERY_DISABLED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'email recovery is disabled for this organization',
+  ),
+  // Invitations (CREATE_INVITATIONS, ACCEPT_INVITATION, DELETE_INVITATION).
+  INVITATION_NOT_FOUND: e(NOT_FOUND, 'invitation not found'),
+  INVITATION_NOT_PENDING: e(
+    StatusCode.FAILED_PRECONDITION,
+    'invitation has already been accepted or revoked',
+  ),
+  /**
+   * RECOVER_USER stamped by anything but the recovery credential INIT_USER_EMAIL_RECOVERY
+   * mailed to that user; ACCEPT_INVITATION by anything but the invitee's invitation key.
+   */
+  MAILED_CREDENTIAL_REQUIRED: e(
+    PERMISSION_DENIED,
+    'request must be stamped by the credential mailed for this user',
+  ),
   NOTIFIER_NOT_CONFIGURED: e(
     StatusCode.FAILED_PRECONDITION,
     'no transport configured for this channel: the server cannot send email or SMS',

@@ -345,6 +345,19 @@ export interface ActivityResults {
   ACTIVITY_TYPE_INIT_OTP_AUTH_V2: { otpId: string };
   ACTIVITY_TYPE_INIT_OTP_AUTH_V3: { otpId: string };
   ACTIVITY_TYPE_OTP_AUTH: { userId: string; apiKeyId: string; credentialBundle: string };
+  // The credential bundle of EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY only goes by mail.
+  ACTIVITY_TYPE_EMAIL_AUTH: { userId: string; apiKeyId: string };
+  ACTIVITY_TYPE_EMAIL_AUTH_V2: { userId: string; apiKeyId: string };
+  ACTIVITY_TYPE_EMAIL_AUTH_V3: { userId: string; apiKeyId: string };
+  ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY: { userId: string };
+  ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2: { userId: string };
+  ACTIVITY_TYPE_RECOVER_USER: { authenticatorId: string[] };
+  ACTIVITY_TYPE_UPDATE_USER_EMAIL: { userId: string };
+  ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER: { userId: string };
+  ACTIVITY_TYPE_CREATE_INVITATIONS: { invitationIds: string[] };
+  ACTIVITY_TYPE_ACCEPT_INVITATION: { invitationId: string; userId: string };
+  ACTIVITY_TYPE_ACCEPT_INVITATION_V2: { invitationId: string; userId: string };
+  ACTIVITY_TYPE_DELETE_INVITATION: { invitationId: string };
 }
 
 /**

@@ -17,6 +17,11 @@
  * One-time codes too: two codes are sent (INIT_OTP V3, the notifier keeps the messages), one
  * is verified through VERIFY_OTP V2 (`encryptOtpCodeToBundle`) and one left live; neither
  * code appears in any table (the `otps` table holds a keyed MAC of each).
+ *
+ * Mailed credentials too: EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY mail a credential bundle,
+ * CREATE_INVITATIONS an invitation key; neither the bundles nor the private keys inside them
+ * (opened with `decryptCredentialBundle`), nor the invitation key, appear in any table (the
+ * `invitations` table and `api_keys` hold public keys only).
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -26,7 +31,11 @@ import type { Curve } from '@keyhold/protocol';
 import { createPgliteStore, createPostgresStore, KEYHOLD_TABLES } from '@keyhold/store-postgres';
 import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
+import {
+  decryptCredentialBundle,
+  encryptOtpCodeToBundle,
+  generateP256KeyPair,
+} from '@turnkey/crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 // Test helpers of the SQL adapter (no package export: test-only code).
 import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
@@ -290,6 +299,53 @@ async function secretsStaySealed(target: Target) {
       await client.run('ACTIVITY_TYPE_VERIFY_OTP_V2', { otpId: otp.otpId, encryptedOtpBundle });
     }
 
+    // Mailed credentials: an email-auth and a recovery bundle, and an invitation key.
+    const mailedSecrets: { what: string; bundle?: string; key: string }[] = [];
+    const bundleTarget = generateP256KeyPair();
+    const lastMailed = (label: string) =>
+      (sent.at(-1) as { text: string }).text.match(new RegExp(`${label}: ([0-9A-Za-z]+)`))![1]!;
+    await client.run('ACTIVITY_TYPE_CREATE_USERS_V3', {
+      users: [
+        {
+          userName: 'mailbox',
+          userEmail: 'mailbox@example.com',
+          apiKeys: [],
+          authenticators: [],
+          oauthProviders: [],
+          userTags: [],
+        },
+      ],
+    });
+    for (const [type, label] of [
+      ['ACTIVITY_TYPE_EMAIL_AUTH_V3', 'Credential bundle'],
+      ['ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2', 'Recovery bundle'],
+    ] as const) {
+      await client.run(type, {
+        email: 'mailbox@example.com',
+        targetPublicKey: bundleTarget.publicKey,
+        emailCustomization: { appName: 'Secrets' },
+      });
+      const bundle = lastMailed(label);
+      mailedSecrets.push({
+        what: label,
+        bundle,
+        key: decryptCredentialBundle(bundle, bundleTarget.privateKey),
+      });
+    }
+    const whoami = await client.whoami();
+    await client.run('ACTIVITY_TYPE_CREATE_INVITATIONS', {
+      invitations: [
+        {
+          receiverUserName: 'invitee',
+          receiverUserEmail: 'invitee@example.com',
+          receiverUserTags: [],
+          accessType: 'ACCESS_TYPE_WEB',
+          senderUserId: whoami.userId,
+        },
+      ],
+    });
+    mailedSecrets.push({ what: 'invitation key', key: lastMailed('Invitation key') });
+
     // The secrets, revealed with the master key from the sealed values in the store.
     const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
       wallets: await tx.wallets.list(organizationId),
@@ -323,11 +379,23 @@ async function secretsStaySealed(target: Target) {
     needles.push(
       ...codes.map((code, i) => ({ what: `one-time code ${i}`, text: code, anyCase: true })),
     );
+    for (const secret of mailedSecrets) {
+      expect(secret.key).toMatch(/^[0-9a-f]{64}$/);
+      needles.push(...bytesNeedles(`${secret.what} private key`, Buffer.from(secret.key, 'hex')));
+      if (secret.bundle) needles.push({ what: secret.what, text: secret.bundle, anyCase: false });
+    }
 
     // Every row of every table.
     const dump = await dumpSchema(target);
     expect([...dump.keys()].sort()).toEqual(expect.arrayContaining([...KEYHOLD_TABLES].sort()));
-    for (const table of ['wallets', 'wallet_accounts', 'private_keys', 'activities', 'otps']) {
+    for (const table of [
+      'wallets',
+      'wallet_accounts',
+      'private_keys',
+      'activities',
+      'otps',
+      'invitations',
+    ]) {
       expect(dump.get(table)!.length, table).toBeGreaterThan(0);
     }
 

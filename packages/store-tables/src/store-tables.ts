@@ -9,6 +9,7 @@ import { ACTIVITIES } from './tables/activities.js';
 import { API_KEYS } from './tables/api-keys.js';
 import { AUDIT_ENTRIES, AUDIT_HEADS } from './tables/audit-log.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
+import { INVITATIONS } from './tables/invitations.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
 import { POLICIES } from './tables/policies.js';
@@ -45,6 +46,7 @@ export const STORE_TABLES = {
   otps: OTPS,
   auditEntries: AUDIT_ENTRIES,
   auditHeads: AUDIT_HEADS,
+  invitations: INVITATIONS,
 } as const;
 
 /**

@@ -136,10 +136,22 @@ export function policiesRemovedBy(
   }
 }
 
-/** Managing your own API keys is allowed unless a policy denies it. */
+/**
+ * Kinds a user may submit for themselves unless a policy denies it: managing their own API
+ * keys, recovering their account (RECOVER_USER, which only the mailed recovery key may stamp)
+ * and accepting their invitation (ACCEPT_INVITATION, only with the mailed invitation key).
+ */
+const OWN_CREDENTIAL_KINDS: ReadonlySet<string> = new Set([
+  'CREATE_API_KEYS',
+  'DELETE_API_KEYS',
+  'RECOVER_USER',
+  'ACCEPT_INVITATION',
+]);
+
+/** Managing your own credentials is allowed unless a policy denies it. */
 function managesOwnCredentials(subject: DecisionSubject): boolean {
   const { kind } = subject.definition;
-  if (kind !== 'CREATE_API_KEYS' && kind !== 'DELETE_API_KEYS') return false;
+  if (!OWN_CREDENTIAL_KINDS.has(kind)) return false;
   const submitter = subject.votes[0]?.userId;
   const userId = subject.parameters.userId;
   return typeof userId === 'string' && userId.toLowerCase() === submitter;

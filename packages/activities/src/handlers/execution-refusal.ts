@@ -41,3 +41,18 @@ export function refusingHandler<P, R>(handler: ActivityHandler<P, R>): ActivityH
     },
   };
 }
+
+/**
+ * Runs `work`, turning every KeyholdError it throws into a refusal: for the part of a handler
+ * whose failure must leave no record (a verification token) while the rest fails as usual.
+ * @example
+ * const claims = await refusing(() => readVerificationToken(ctx, p.verificationToken));
+ */
+export async function refusing<T>(work: () => T | Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isKeyholdError(error)) throw new ExecutionRefusal(error);
+    throw error;
+  }
+}

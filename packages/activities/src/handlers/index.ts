@@ -8,6 +8,11 @@ import { createApiKeysHandler, deleteApiKeysHandler } from './create-api-keys.js
 import { createApiOnlyUsersHandler, createUsersHandler } from './create-users.js';
 import { deleteUsersHandler } from './delete-users.js';
 import {
+  emailAuthHandler,
+  initUserEmailRecoveryHandler,
+  recoverUserHandler,
+} from './email-auth.js';
+import {
   exportPrivateKeyHandler,
   exportWalletAccountHandler,
   exportWalletHandler,
@@ -16,6 +21,11 @@ import {
   initImportPrivateKeyHandler,
   initImportWalletHandler,
 } from './export-import.js';
+import {
+  acceptInvitationHandler,
+  createInvitationsHandler,
+  deleteInvitationHandler,
+} from './invitations.js';
 import {
   deletePrivateKeysHandler,
   deleteWalletAccountsHandler,
@@ -59,6 +69,7 @@ import {
   updateUserTagHandler,
 } from './tags.js';
 import { updateUserHandler, updateUserNameHandler } from './update-user.js';
+import { updateUserEmailHandler, updateUserPhoneNumberHandler } from './update-user-contact.js';
 import {
   createWalletAccountsHandler,
   createWalletHandler,
@@ -144,6 +155,14 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   OTP_LOGIN: otpLoginHandler,
   INIT_OTP_AUTH: initOtpAuthHandler,
   OTP_AUTH: otpAuthHandler,
+  EMAIL_AUTH: emailAuthHandler,
+  INIT_USER_EMAIL_RECOVERY: initUserEmailRecoveryHandler,
+  RECOVER_USER: recoverUserHandler,
+  UPDATE_USER_EMAIL: updateUserEmailHandler,
+  UPDATE_USER_PHONE_NUMBER: updateUserPhoneNumberHandler,
+  CREATE_INVITATIONS: createInvitationsHandler,
+  ACCEPT_INVITATION: acceptInvitationHandler,
+  DELETE_INVITATION: deleteInvitationHandler,
 };
 
 /**

@@ -57,7 +57,9 @@ export function parseTemplateVariables(json: string | undefined): Record<string,
   return variables;
 }
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Text safe inside HTML text and attribute values. */
+export const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Fills `{{.OtpCode}}`, `{{.AppName}}` and `{{ index .TemplateVariables "key" }}` (text). */
 function fill(

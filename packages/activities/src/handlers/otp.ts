@@ -27,17 +27,15 @@ import {
   createOtpVerificationToken,
   createSessionJwt,
   openOtpBundle,
-  readOtpVerificationToken,
 } from '@keyhold/keys';
 import { KeyholdError } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { normalizeApiPublicKey } from '../api-key-public-key.js';
-import { NotifierChannelUnsupportedError, NotifierUnavailableError } from '../ports/notifier.js';
-import type { OtpRecord, UserRecord } from '../records.js';
+import type { OtpRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { ExecutionRefusal, refusingHandler } from './execution-refusal.js';
+import { notify } from './notify.js';
 import {
   boundedSeconds,
   DEFAULT_OTP_SECONDS,
@@ -55,6 +53,12 @@ import {
 } from './otp-code.js';
 import { parseTemplateVariables, renderOtpMessage } from './otp-message.js';
 import { addSessionKey, sessionSeconds } from './session-keys.js';
+import { findUserWithContact } from './user-contact.js';
+import {
+  checkClientSignature,
+  readVerificationToken,
+  spendVerificationToken,
+} from './verification-token.js';
 
 /** The window the send limits count in. */
 export const OTP_WINDOW_MS = 3 * 60 * 1000;
@@ -121,22 +125,8 @@ async function sendOtp(
     code,
     expiresInSeconds: seconds,
   });
-  // Sent inside the transaction: a transport that fails refuses the request and the OTP
-  // is not stored. A commit that fails after the send leaves a code nobody can use.
-  try {
-    await ctx.notifier.send(message);
-  } catch (error) {
-    if (error instanceof NotifierUnavailableError) {
-      throw new KeyholdError('UNAVAILABLE', { reason: 'the mail or SMS transport is unreachable' });
-    }
-    if (error instanceof NotifierChannelUnsupportedError) {
-      throw new KeyholdError('NOTIFIER_NOT_CONFIGURED', {
-        channel: error.channel,
-        reason: error.reason,
-      });
-    }
-    throw error;
-  }
+  // Sent inside the transaction (see notify.ts): a transport that fails stores no OTP.
+  await notify(ctx, message);
   return otpId;
 }
 
@@ -370,30 +360,22 @@ export const otpLoginHandler: HandlerOf<'OTP_LOGIN'> = refusingHandler({
   },
   async execute(ctx, p) {
     const org = ctx.organization;
-    const claims = readOtpVerificationToken(p.verificationToken, ctx.tlsFetcher, ctx.now);
-    if (
-      claims.organizationId !== org.organizationId &&
-      claims.organizationId !== org.parentOrganizationId
-    ) {
-      throw new KeyholdError('INVALID_VERIFICATION_TOKEN', {
-        reason: 'issued for another organization',
-      });
-    }
+    const claims = readVerificationToken(ctx, p.verificationToken);
     const publicKey = normalizeApiPublicKey('API_KEY_CURVE_P256', p.publicKey);
     if (p.clientSignature) {
-      checkClientSignature(p.clientSignature, claims.publicKey, claims.id, p.publicKey);
+      checkClientSignature(
+        p.clientSignature,
+        claims,
+        'USAGE_TYPE_LOGIN',
+        (m) => (m.login as { publicKey?: unknown } | undefined)?.publicKey === p.publicKey,
+      );
     } else if (claims.publicKey !== publicKey) {
       // Without a client signature the session key must be the key the token binds.
       throw new KeyholdError('INVALID_VERIFICATION_TOKEN', {
         reason: 'the token is bound to another public key',
       });
     }
-    const otp = await ctx.tx.otps.getForUpdate(claims.organizationId, claims.id);
-    if (!otp || otp.verifiedAt === undefined) {
-      throw new KeyholdError('INVALID_VERIFICATION_TOKEN', { reason: 'no verified code' });
-    }
-    if (otp.tokenUsedAt !== undefined) throw new KeyholdError('VERIFICATION_TOKEN_ALREADY_USED');
-    await ctx.tx.otps.update({ ...otp, tokenUsedAt: ctx.now, updatedAt: ctx.now });
+    await spendVerificationToken(ctx, claims);
     const user = await findUserWithContact(ctx, claims.verificationType, claims.contact);
     if (!user) throw new KeyholdError('USER_NOT_FOUND', { reason: 'no user with this contact' });
     const key = await addSessionKey(ctx, user, {
@@ -416,60 +398,3 @@ export const otpLoginHandler: HandlerOf<'OTP_LOGIN'> = refusingHandler({
     return { session };
   },
 });
-
-/**
- * The client signature of wire-compat §1.4: by the key the token binds, raw r ‖ s hex over
- * sha256 of the message `{"login":{"publicKey":<session key>},"tokenId":<token id>,
- * "type":"USAGE_TYPE_LOGIN"}`.
- * @throws KeyholdError INVALID_CLIENT_SIGNATURE
- */
-function checkClientSignature(
-  signature: { publicKey: string; scheme: string; message: string; signature: string },
-  tokenKey: string,
-  tokenId: string,
-  sessionKey: string,
-): void {
-  const invalid = (reason: string) => new KeyholdError('INVALID_CLIENT_SIGNATURE', { reason });
-  if (!tokenKey || signature.publicKey.toLowerCase() !== tokenKey.toLowerCase()) {
-    throw invalid('not signed by the key the verification token binds');
-  }
-  let message: { login?: { publicKey?: unknown }; tokenId?: unknown; type?: unknown };
-  try {
-    message = JSON.parse(signature.message);
-  } catch {
-    throw invalid('the message is not JSON');
-  }
-  if (
-    message?.type !== 'USAGE_TYPE_LOGIN' ||
-    message.tokenId !== tokenId ||
-    message.login?.publicKey !== sessionKey
-  ) {
-    throw invalid('the message is not the login of this session key with this token');
-  }
-  let valid = false;
-  try {
-    valid = p256.verify(
-      hexToBytes(signature.signature.replace(/^0x/, '')),
-      sha256(utf8ToBytes(signature.message)),
-      hexToBytes(tokenKey),
-      { prehash: false, lowS: false, format: 'compact' },
-    );
-  } catch {
-    valid = false;
-  }
-  if (!valid) throw invalid('the signature does not verify');
-}
-
-/** The organization's user with this email address or phone number (normalized), if any. */
-async function findUserWithContact(
-  ctx: ActivityContext,
-  otpType: string,
-  contact: string,
-): Promise<UserRecord | undefined> {
-  const users = await ctx.tx.users.list(ctx.organization.organizationId);
-  return users.find((u) =>
-    otpType === 'OTP_TYPE_EMAIL'
-      ? u.userEmail?.toLowerCase() === contact
-      : u.userPhoneNumber !== undefined && u.userPhoneNumber.replace(/[\s().-]/g, '') === contact,
-  );
-}

@@ -122,8 +122,10 @@ export const createReadOnlySessionHandler: HandlerOf<'CREATE_READ_ONLY_SESSION'>
  * The key the bundle is encrypted to must be a P-256 point, compressed or not: refused up
  * front, so no activity is stored for a bundle that could never be made.
  * @throws KeyholdError INVALID_PUBLIC_KEY
+ * @example
+ * checkTargetPublicKey(p.targetPublicKey); // in a handler's precheck
  */
-function checkTargetPublicKey(targetPublicKey: string): void {
+export function checkTargetPublicKey(targetPublicKey: string): void {
   try {
     p256.Point.fromHex(targetPublicKey.replace(/^0x/, '')).assertValidity();
   } catch {

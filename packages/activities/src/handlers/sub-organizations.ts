@@ -29,7 +29,9 @@ import type { OrganizationRecord, UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
+import { refusing } from './execution-refusal.js';
 import { createPrivateKeysHandler } from './private-keys.js';
+import { verifySignUp } from './sign-up-verification.js';
 import { precheckAccounts } from './wallet-accounts.js';
 import { createWalletHandler } from './wallets.js';
 
@@ -96,12 +98,21 @@ export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> 
       });
     }
     const shape = shapeOf(p);
+    // Sign-up (V7, V8): a bad verification token or client signature stores nothing.
+    const verified =
+      'verificationToken' in p || 'clientSignature' in p
+        ? await refusing(() => verifySignUp(ctx, p, shape.rootUsers))
+        : undefined;
     const rootUserIds = shape.rootUsers.map(() => ctx.ids.uuid());
     const sub: OrganizationRecord = {
       organizationId: ctx.ids.uuid(),
       name: shape.name,
       parentOrganizationId: ctx.organization.organizationId,
       rootQuorum: { threshold: shape.threshold, userIds: [...rootUserIds] },
+      ...('disableEmailAuth' in p && p.disableEmailAuth ? { emailAuthDisabled: true } : {}),
+      ...('disableEmailRecovery' in p && p.disableEmailRecovery
+        ? { emailRecoveryDisabled: true }
+        : {}),
       createdAt: ctx.now,
       updatedAt: ctx.now,
     };
@@ -119,6 +130,10 @@ export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> 
         ...(params.userEmail ? { userEmail: params.userEmail } : {}),
         ...(params.userPhoneNumber ? { userPhoneNumber: params.userPhoneNumber } : {}),
       };
+      if (verified?.userIndex === i) {
+        if (verified.otpType === 'OTP_TYPE_EMAIL') user.emailVerifiedAt = ctx.now;
+        else user.phoneNumberVerifiedAt = ctx.now;
+      }
       await ctx.tx.users.insert(user);
       await addApiKeys(inSub, user.userId, params.apiKeys ?? []);
       // Verified against the parent's allowed origins: the sub-organization has none yet.

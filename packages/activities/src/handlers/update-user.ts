@@ -11,8 +11,15 @@ async function updateUser(ctx: ActivityContext, p: IntentOfKind<'UPDATE_USER'>) 
   const user = await ctx.tx.users.get(ctx.organization.organizationId, p.userId);
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: p.userId });
   if (p.userName !== undefined) user.userName = p.userName;
-  if (p.userEmail !== undefined) user.userEmail = p.userEmail;
-  if (p.userPhoneNumber !== undefined) user.userPhoneNumber = p.userPhoneNumber;
+  // A contact that changes is no longer the one a verification token proved.
+  if (p.userEmail !== undefined && p.userEmail !== user.userEmail) {
+    user.userEmail = p.userEmail;
+    delete user.emailVerifiedAt;
+  }
+  if (p.userPhoneNumber !== undefined && p.userPhoneNumber !== user.userPhoneNumber) {
+    user.userPhoneNumber = p.userPhoneNumber;
+    delete user.phoneNumberVerifiedAt;
+  }
   if (p.userTagIds !== undefined) user.userTags = await requireUserTags(ctx, p.userTagIds);
   user.updatedAt = ctx.now;
   await ctx.tx.users.update(user);

@@ -15,6 +15,7 @@ import type {
   AuditEntryRecord,
   AuditHeadRecord,
   AuthenticatorRecord,
+  InvitationRecord,
   OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,
@@ -334,6 +335,17 @@ export interface AuditLogRepository {
   heads(): Promise<AuditHeadRecord[]>;
 }
 
+/** Invitations (CREATE_INVITATIONS, ACCEPT_INVITATION, DELETE_INVITATION), listed by `createdAt`. */
+export interface InvitationRepository {
+  get(organizationId: string, invitationId: string): Promise<InvitationRecord | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(organizationId: string, invitationId: string): Promise<InvitationRecord | undefined>;
+  list(organizationId: string): Promise<InvitationRecord[]>;
+  insert(record: InvitationRecord): Promise<void>;
+  update(record: InvitationRecord): Promise<void>;
+  delete(organizationId: string, invitationId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -360,6 +372,7 @@ export interface StoreTransaction {
   savepoint<T>(work: () => Promise<T>): Promise<T>;
   readonly otps: OtpRepository;
   readonly auditLog: AuditLogRepository;
+  readonly invitations: InvitationRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

@@ -29,7 +29,7 @@ import {
   listUserTags,
 } from './policy-queries.js';
 import type { QueryHandler, QueryHandlerMap } from './query-handler.js';
-import { listSubOrganizations } from './sub-organization-queries.js';
+import { listSubOrganizations, listVerifiedSubOrganizations } from './sub-organization-queries.js';
 import { listWebhookEndpoints } from './webhook-queries.js';
 
 export type {
@@ -69,6 +69,7 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   list_private_key_tags: listPrivateKeyTags,
   list_webhook_endpoints: listWebhookEndpoints,
   list_suborgs: listSubOrganizations,
+  list_verified_suborgs: listVerifiedSubOrganizations,
 };
 
 /**

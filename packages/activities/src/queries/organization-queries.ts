@@ -6,6 +6,7 @@ import { KeyholdError } from '@keyhold/protocol';
 import {
   apiKeyView,
   authenticatorView,
+  invitationView,
   policyView,
   privateKeyView,
   tagView,
@@ -46,14 +47,16 @@ export const whoami: QueryHandlerOf<'whoami'> = async (ctx) => {
 
 export const getOrganization: QueryHandlerOf<'get_organization'> = async (ctx) => {
   const org = ctx.organization;
-  const [users, wallets, privateKeys, policies, userTags, privateKeyTags] = await Promise.all([
-    usersOf(ctx),
-    ctx.tx.wallets.list(org.organizationId),
-    ctx.tx.privateKeys.list(org.organizationId),
-    ctx.tx.policies.list(org.organizationId),
-    ctx.tx.userTags.list(org.organizationId),
-    ctx.tx.privateKeyTags.list(org.organizationId),
-  ]);
+  const [users, wallets, privateKeys, policies, userTags, privateKeyTags, invitations] =
+    await Promise.all([
+      usersOf(ctx),
+      ctx.tx.wallets.list(org.organizationId),
+      ctx.tx.privateKeys.list(org.organizationId),
+      ctx.tx.policies.list(org.organizationId),
+      ctx.tx.userTags.list(org.organizationId),
+      ctx.tx.privateKeyTags.list(org.organizationId),
+      ctx.tx.invitations.list(org.organizationId),
+    ]);
   return {
     organizationData: {
       organizationId: org.organizationId,
@@ -61,7 +64,7 @@ export const getOrganization: QueryHandlerOf<'get_organization'> = async (ctx) =
       users,
       policies: policies.map(policyView),
       privateKeys: privateKeys.map(privateKeyView),
-      invitations: [],
+      invitations: invitations.map(invitationView),
       tags: [
         ...userTags.map((t) => tagView(t, 'TAG_TYPE_USER')),
         ...privateKeyTags.map((t) => tagView(t, 'TAG_TYPE_PRIVATE_KEY')),

@@ -1,6 +1,10 @@
 /**
  * list_suborgs (`getSubOrgIds`): the ids of an organization's sub-organizations, oldest
- * first, optionally filtered, paged by organization id.
+ * first, optionally filtered, paged by organization id. list_verified_suborgs
+ * (`getVerifiedSubOrgIds`): the same, keeping only sub-organizations with a user whose contact
+ * a verification token proved (sign-up with `verificationToken`, UPDATE_USER_EMAIL /
+ * UPDATE_USER_PHONE_NUMBER with one); filtered by EMAIL or PHONE_NUMBER, that user's verified
+ * contact must be the one asked for.
  * @module
  */
 import { KeyholdError, type SUB_ORG_FILTER_TYPES } from '@keyhold/protocol';
@@ -40,8 +44,46 @@ const FILTERS: Record<(typeof SUB_ORG_FILTER_TYPES)[number], Filter> = {
   OIDC_TOKEN: async () => false,
 };
 
-export const listSubOrganizations: QueryHandlerOf<'list_suborgs'> = async (ctx, body) => {
+/** A verified contact of the sub-organization's users (of the filter's kind, if it names one). */
+async function hasVerifiedContact(
+  tx: StoreTransaction,
+  org: OrganizationRecord,
+  filterType: string | undefined,
+  value: string | undefined,
+): Promise<boolean> {
+  const users = await tx.users.list(org.organizationId);
+  return users.some((u) => {
+    const email = u.emailVerifiedAt !== undefined && u.userEmail !== undefined;
+    const phone = u.phoneNumberVerifiedAt !== undefined && u.userPhoneNumber !== undefined;
+    if (filterType === 'EMAIL') return email && u.userEmail!.toLowerCase() === value?.toLowerCase();
+    if (filterType === 'PHONE_NUMBER') return phone && u.userPhoneNumber === value;
+    return email || phone;
+  });
+}
+
+type SubOrganizationQuery = Parameters<QueryHandlerOf<'list_suborgs'>>[1];
+
+export const listSubOrganizations: QueryHandlerOf<'list_suborgs'> = (ctx, body) =>
+  subOrganizationIds(ctx, body, false);
+
+export const listVerifiedSubOrganizations: QueryHandlerOf<'list_verified_suborgs'> = (ctx, body) =>
+  subOrganizationIds(ctx, body, true);
+
+async function subOrganizationIds(
+  ctx: Parameters<QueryHandlerOf<'list_suborgs'>>[0],
+  body: SubOrganizationQuery,
+  verifiedOnly: boolean,
+): Promise<{ organizationIds: string[] }> {
   let children = await ctx.tx.organizations.listChildren(ctx.organization.organizationId);
+  if (verifiedOnly) {
+    const kept: OrganizationRecord[] = [];
+    for (const child of children) {
+      if (await hasVerifiedContact(ctx.tx, child, body.filterType, body.filterValue)) {
+        kept.push(child);
+      }
+    }
+    children = kept;
+  }
   if (body.filterType !== undefined) {
     const filter = FILTERS[body.filterType];
     if (body.filterValue === undefined) {
@@ -66,4 +108,4 @@ export const listSubOrganizations: QueryHandlerOf<'list_suborgs'> = async (ctx, 
     if (!page.after) return { organizationIds: ids.slice(Math.max(0, ids.length - limit)) };
   }
   return { organizationIds: ids.slice(0, limit) };
-};
+}

@@ -4,6 +4,7 @@
  */
 import type { ActivityType } from '../enums.js';
 import {
+  ACCESS_TYPES,
   ADDRESS_FORMATS,
   CURVES,
   MNEMONIC_LANGUAGES,
@@ -177,12 +178,69 @@ const otpLoginProperties = {
   sessionProfileId: str({ maxLength: 256 }),
 };
 
+/** `EmailSendParams`: the sender and reply-to an email goes out with. */
+const emailSendProperties = {
+  sendFromEmailAddress: initOtpProperties.sendFromEmailAddress,
+  sendFromEmailSenderName: initOtpProperties.sendFromEmailSenderName,
+  replyToEmailAddress: initOtpProperties.replyToEmailAddress,
+};
+
+/** An email address a user holds (how it is compared is the handler's). */
+const emailAddress = () =>
+  withError(str({ minLength: 3, maxLength: 320 }), 'INVALID_CONTACT', 'INVALID_CONTACT');
+
+/** `v1EmailAuthCustomizationParams` (EMAIL_AUTH V3, INIT_USER_EMAIL_RECOVERY V2): `appName` required. */
+const emailAuthCustomization = () =>
+  obj(
+    {
+      appName: str({ minLength: 1, maxLength: 256 }),
+      logoUrl: str({ maxLength: 2048 }),
+      magicLinkTemplate: str({ maxLength: 2048 }),
+      templateVariables: withError(str({ maxLength: 16384 }), 'INVALID_TEMPLATE_VARIABLES'),
+      templateId: str({ maxLength: 256 }),
+    },
+    ['appName'],
+  );
+
+/** EMAIL_AUTH's parameters; V3 requires the customization with its `appName`. */
+const emailAuthProperties = {
+  email: emailAddress(),
+  targetPublicKey: targetPublicKey(),
+  apiKeyName: name(),
+  expirationSeconds: sessionExpirationSeconds(),
+  emailCustomization: emailCustomization(),
+  invalidateExisting: bool(),
+  ...emailSendProperties,
+};
+
+/** INIT_USER_EMAIL_RECOVERY's parameters; V2 requires the customization. */
+const emailRecoveryProperties = {
+  email: emailAddress(),
+  targetPublicKey: targetPublicKey(),
+  expirationSeconds: sessionExpirationSeconds(),
+  emailCustomization: emailCustomization(),
+  ...emailSendProperties,
+};
+
+/** `v1InvitationParams`. */
+const invitationParams = obj(
+  {
+    receiverUserName: name(),
+    receiverUserEmail: emailAddress(),
+    receiverUserTags: arr(uuid()),
+    accessType: enumOf(ACCESS_TYPES),
+    senderUserId: uuid(),
+  },
+  ['receiverUserName', 'receiverUserEmail', 'accessType', 'senderUserId'],
+);
+
 /**
  * CREATE_SUB_ORGANIZATION V2–V8 (V1 below), in wire order: the name, root users (whose shape is the
  * version's) and threshold; from V4 a wallet and the email switches; from V7 the SMS/OTP
- * switches, `verificationToken` and `clientSignature`. The switches, the token and the
- * signature are accepted and have no effect: Keyhold serves no email, SMS or OTP
- * authentication.
+ * switches, `verificationToken` and `clientSignature`. `disableEmailAuth` and
+ * `disableEmailRecovery` switch EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY off in the
+ * sub-organization; the SMS/OTP switches are accepted and have no effect; the token and the
+ * signature make a sign-up (`sign-up-verification.ts` in `@keyhold/activities`).
  */
 const subOrganizationMembers = <U>(rootUser: Schema<U>) => ({
   subOrganizationName: name(),
@@ -557,6 +615,53 @@ export const INTENT_SCHEMAS = {
     'publicKey',
     'clientSignature',
   ]),
+
+  ACTIVITY_TYPE_EMAIL_AUTH: obj(emailAuthProperties, ['email', 'targetPublicKey']),
+  ACTIVITY_TYPE_EMAIL_AUTH_V2: obj(emailAuthProperties, ['email', 'targetPublicKey']),
+  ACTIVITY_TYPE_EMAIL_AUTH_V3: obj(
+    { ...emailAuthProperties, emailCustomization: emailAuthCustomization() },
+    ['email', 'targetPublicKey', 'emailCustomization'],
+  ),
+  ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY: obj(emailRecoveryProperties, [
+    'email',
+    'targetPublicKey',
+  ]),
+  ACTIVITY_TYPE_INIT_USER_EMAIL_RECOVERY_V2: obj(
+    { ...emailRecoveryProperties, emailCustomization: emailAuthCustomization() },
+    ['email', 'targetPublicKey', 'emailCustomization'],
+  ),
+  ACTIVITY_TYPE_RECOVER_USER: obj({ authenticator: authenticatorParamsV2, userId: uuid() }, [
+    'authenticator',
+    'userId',
+  ]),
+  ACTIVITY_TYPE_UPDATE_USER_EMAIL: obj(
+    {
+      userId: uuid(),
+      userEmail: str({ maxLength: 320 }),
+      verificationToken: otpLoginProperties.verificationToken,
+    },
+    ['userId', 'userEmail'],
+  ),
+  ACTIVITY_TYPE_UPDATE_USER_PHONE_NUMBER: obj(
+    {
+      userId: uuid(),
+      userPhoneNumber: str({ maxLength: 64 }),
+      verificationToken: otpLoginProperties.verificationToken,
+    },
+    ['userId', 'userPhoneNumber'],
+  ),
+  ACTIVITY_TYPE_CREATE_INVITATIONS: obj({ invitations: nonEmpty(invitationParams, 20) }, [
+    'invitations',
+  ]),
+  ACTIVITY_TYPE_ACCEPT_INVITATION: obj(
+    { invitationId: uuid(), userId: uuid(), authenticator: authenticatorParamsV1 },
+    ['invitationId', 'userId', 'authenticator'],
+  ),
+  ACTIVITY_TYPE_ACCEPT_INVITATION_V2: obj(
+    { invitationId: uuid(), userId: uuid(), authenticator: authenticatorParamsV2 },
+    ['invitationId', 'userId', 'authenticator'],
+  ),
+  ACTIVITY_TYPE_DELETE_INVITATION: obj({ invitationId: uuid() }, ['invitationId']),
 
   ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',

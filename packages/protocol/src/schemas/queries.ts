@@ -84,4 +84,10 @@ export const QUERY_SCHEMAS = {
     filterValue: str({ maxLength: 8192 }),
     paginationOptions,
   }),
+  // The sub-organizations whose user proved the contact with a verification token (sign-up).
+  list_verified_suborgs: q({
+    filterType: enumOf(SUB_ORG_FILTER_TYPES),
+    filterValue: str({ maxLength: 8192 }),
+    paginationOptions,
+  }),
 } as const satisfies Record<string, Schema>;

@@ -18,6 +18,8 @@ export const ORGANIZATIONS: TableSpec<OrganizationRecord> = {
     parentOrganizationId: 'text?',
     rootQuorum: 'json',
     allowedOrigins: 'text[]?',
+    emailAuthDisabled: 'boolean?',
+    emailRecoveryDisabled: 'boolean?',
     createdAt: 'integer',
     updatedAt: 'integer',
   }),

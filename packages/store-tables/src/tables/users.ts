@@ -19,6 +19,8 @@ export const USERS: TableSpec<UserRecord> = {
     userEmail: 'text?',
     userPhoneNumber: 'text?',
     userTags: 'text[]',
+    emailVerifiedAt: 'integer?',
+    phoneNumberVerifiedAt: 'integer?',
     createdAt: 'integer',
     updatedAt: 'integer',
   }),
