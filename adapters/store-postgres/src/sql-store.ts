@@ -79,6 +79,7 @@ const policyEvaluations = new SqlTable(STORE_TABLES.policyEvaluations);
 const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 'activityId']);
 const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
 const otps = new SqlTable(STORE_TABLES.otps);
+const oauth2Credentials = new SqlTable(STORE_TABLES.oauth2Credentials);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -221,6 +222,7 @@ class OrganizationRepositoryOver
       'private_key_tags',
       'webhook_endpoints',
       'otps',
+      'oauth2_credentials',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -529,6 +531,7 @@ function transactionOver(
     webhookEndpoints: new SqlRepository(webhookEndpoints, db),
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
     otps: new SqlRepository(otps, db),
+    oauth2Credentials: new SqlRepository(oauth2Credentials, db),
   };
 }
 

@@ -60,6 +60,7 @@ import {
 import type {
   ActivityContext,
   ActivityHandler,
+  Oauth2Settings,
   PrecheckSettings,
 } from './handlers/activity-handler.js';
 import { ExecutionRefusal } from './handlers/execution-refusal.js';
@@ -67,6 +68,7 @@ import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
 import { type Notifier, noNotifier } from './ports/notifier.js';
+import { noOauth2Gateway, type Oauth2Gateway } from './ports/oauth2-gateway.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
@@ -120,6 +122,15 @@ export interface ActivityServiceDeps {
   tlsFetcher?: BundleSigner;
   /** Sends one-time codes. Default: none (INIT_OTP answers that no transport is configured). */
   notifier?: Notifier;
+  /**
+   * The TLS-fetcher encryption key: OAuth 2 client secrets arrive encrypted to it. Default: a
+   * random key (credentials stored under it open only while the process runs).
+   */
+  tlsFetcherEncrypt?: BundleSigner;
+  /** Reaches OAuth 2 providers (OAUTH2_AUTHENTICATE). Default: none (the exchange is refused). */
+  oauth2Gateway?: Oauth2Gateway;
+  /** The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues. Default `https://keyhold.invalid`. */
+  oauth2Issuer?: string;
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -220,6 +231,7 @@ export class ActivityService {
   private readonly notarizer: SessionNotarizer;
   private readonly tlsFetcher: BundleSigner;
   private readonly notifier: Notifier;
+  private readonly oauth2: Oauth2Settings;
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
@@ -227,6 +239,11 @@ export class ActivityService {
     this.notarizer = deps.notarizer ?? softwareNotarizer(p256.utils.randomSecretKey());
     this.tlsFetcher = deps.tlsFetcher ?? { privateKey: p256.utils.randomSecretKey() };
     this.notifier = deps.notifier ?? noNotifier('no notifier configured');
+    this.oauth2 = {
+      encryptionKey: deps.tlsFetcherEncrypt ?? { privateKey: p256.utils.randomSecretKey() },
+      gateway: deps.oauth2Gateway ?? noOauth2Gateway('no OAuth 2 gateway configured'),
+      issuer: deps.oauth2Issuer ?? 'https://keyhold.invalid',
+    };
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -558,6 +575,7 @@ export class ActivityService {
       notarizer: this.notarizer,
       tlsFetcher: this.tlsFetcher,
       notifier: this.notifier,
+      oauth2: this.oauth2,
       ids: this.deps.ids,
       now,
       activityId: record.id,

@@ -41,6 +41,16 @@ export {
   type SmsMessage,
 } from './ports/notifier.js';
 export {
+  noOauth2Gateway,
+  type Oauth2CodeExchange,
+  Oauth2ExchangeRefusedError,
+  Oauth2Gateway,
+  type Oauth2Identity,
+  type Oauth2ProviderName,
+  Oauth2ProviderNotConfiguredError,
+  Oauth2ProviderUnavailableError,
+} from './ports/oauth2-gateway.js';
+export {
   PORT_ERROR_BRAND,
   PortError,
   type PortErrorCode,
@@ -69,6 +79,7 @@ export {
   type CredentialRepository,
   type CredentialScope,
   type NamedRecordRepository,
+  type Oauth2CredentialRepository,
   type OrganizationRepository,
   type OtpRepository,
   type PageRequest,
@@ -114,6 +125,7 @@ export type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
+  Oauth2CredentialRecord,
   OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,

@@ -23,6 +23,12 @@ import {
   disablePrivateKeyHandler,
 } from './lifecycle.js';
 import {
+  createOauth2CredentialHandler,
+  deleteOauth2CredentialHandler,
+  oauth2AuthenticateHandler,
+  updateOauth2CredentialHandler,
+} from './oauth2-credentials.js';
+import {
   updateAllowedOriginsHandler,
   updateOrganizationNameHandler,
   updateRootQuorumHandler,
@@ -77,6 +83,7 @@ export type {
   ActivityResult,
   HandledKind,
   HandlerOf,
+  Oauth2Settings,
   PrecheckSettings,
   ProposalContext,
   ValidatedIntent,
@@ -144,6 +151,10 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   OTP_LOGIN: otpLoginHandler,
   INIT_OTP_AUTH: initOtpAuthHandler,
   OTP_AUTH: otpAuthHandler,
+  CREATE_OAUTH2_CREDENTIAL: createOauth2CredentialHandler,
+  UPDATE_OAUTH2_CREDENTIAL: updateOauth2CredentialHandler,
+  DELETE_OAUTH2_CREDENTIAL: deleteOauth2CredentialHandler,
+  OAUTH2_AUTHENTICATE: oauth2AuthenticateHandler,
 };
 
 /**

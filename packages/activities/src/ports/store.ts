@@ -13,6 +13,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
+  Oauth2CredentialRecord,
   OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,
@@ -310,6 +311,18 @@ export interface OtpRepository {
   delete(organizationId: string, otpId: string): Promise<void>;
 }
 
+/** OAuth 2.0 credentials (CREATE/UPDATE/DELETE_OAUTH2_CREDENTIAL), listed by `createdAt`. */
+export interface Oauth2CredentialRepository {
+  get(
+    organizationId: string,
+    oauth2CredentialId: string,
+  ): Promise<Oauth2CredentialRecord | undefined>;
+  list(organizationId: string): Promise<Oauth2CredentialRecord[]>;
+  insert(record: Oauth2CredentialRecord): Promise<void>;
+  update(record: Oauth2CredentialRecord): Promise<void>;
+  delete(organizationId: string, oauth2CredentialId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -335,6 +348,7 @@ export interface StoreTransaction {
    */
   savepoint<T>(work: () => Promise<T>): Promise<T>;
   readonly otps: OtpRepository;
+  readonly oauth2Credentials: Oauth2CredentialRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */
