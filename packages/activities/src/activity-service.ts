@@ -129,8 +129,11 @@ export interface ActivityServiceDeps {
   tlsFetcherEncrypt?: BundleSigner;
   /** Reaches OAuth 2 providers (OAUTH2_AUTHENTICATE). Default: none (the exchange is refused). */
   oauth2Gateway?: Oauth2Gateway;
-  /** The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues. Default `https://keyhold.invalid`. */
-  oauth2Issuer?: string;
+  /**
+   * The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues, or a function that answers it (a
+   * server that learns its URL once it listens). Default `https://keyhold.invalid`.
+   */
+  oauth2Issuer?: string | (() => string);
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -149,6 +152,14 @@ interface AfterCommitEffect {
 }
 
 export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
+
+/** The OIDC issuer as a function, whichever way it was given. */
+function issuerOf(issuer: string | (() => string) | undefined): () => string {
+  if (typeof issuer === 'function') return issuer;
+  const fixed = issuer ?? 'https://keyhold.invalid';
+  return () => fixed;
+}
+
 export { DEFAULT_CONSENSUS_EXPIRY_MS };
 
 /** The fingerprint of a raw body: `sha256:` + lower-case hex. */
@@ -231,7 +242,7 @@ export class ActivityService {
   private readonly notarizer: SessionNotarizer;
   private readonly tlsFetcher: BundleSigner;
   private readonly notifier: Notifier;
-  private readonly oauth2: Oauth2Settings;
+  private readonly oauth2: Omit<Oauth2Settings, 'issuer'> & { issuer: () => string };
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
@@ -242,7 +253,7 @@ export class ActivityService {
     this.oauth2 = {
       encryptionKey: deps.tlsFetcherEncrypt ?? { privateKey: p256.utils.randomSecretKey() },
       gateway: deps.oauth2Gateway ?? noOauth2Gateway('no OAuth 2 gateway configured'),
-      issuer: deps.oauth2Issuer ?? 'https://keyhold.invalid',
+      issuer: issuerOf(deps.oauth2Issuer),
     };
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
@@ -575,7 +586,7 @@ export class ActivityService {
       notarizer: this.notarizer,
       tlsFetcher: this.tlsFetcher,
       notifier: this.notifier,
-      oauth2: this.oauth2,
+      oauth2: { ...this.oauth2, issuer: this.oauth2.issuer() },
       ids: this.deps.ids,
       now,
       activityId: record.id,

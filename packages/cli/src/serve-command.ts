@@ -14,6 +14,12 @@ import {
 import { logNotifier } from '@keyhold/notifier-log';
 import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
 import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
+import {
+  HttpOauth2Gateway,
+  type Oauth2ProviderEndpoints,
+  oauth2ProviderOf,
+  parseOauth2EndpointUrl,
+} from '@keyhold/oauth2-http';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { type KeyholdOptions, stderrLogger } from '@keyhold/server';
@@ -67,11 +73,57 @@ const HELP = `usage: keyhold serve [options]
                                     Without --smtp (--sms-url), email (SMS) codes are printed on
                                     stderr as JSON lines in development; in production INIT_OTP
                                     answers that no transport is configured.
+  --oauth2-token-endpoint PROVIDER=URL
+                                    OAUTH2_AUTHENTICATE exchanges codes of PROVIDER (x or
+                                    discord) at URL instead of its public token endpoint
+                                    (repeatable; a self-hosted or test provider)
+  --oauth2-userinfo-endpoint PROVIDER=URL
+                                    and reads the user's id at URL (X's {data:{id}} or
+                                    Discord's {id}) instead of its public who-am-I endpoint.
+                                    https:// only; http:// to a loopback host in development
+  --oauth2-issuer URL               the iss of the OIDC tokens OAUTH2_AUTHENTICATE issues
+                                    (default: this server's URL + /keyhold/v1/oauth2, where
+                                    its discovery document and JWKS are served)
 ${HTTP_LIMIT_HELP}
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
 --postgres it is required, so every instance shares it.
 `;
+
+/** The OAuth 2 endpoints the flags replace, by provider. */
+type Oauth2EndpointFlags = Partial<
+  Record<ReturnType<typeof oauth2ProviderOf>, Partial<Oauth2ProviderEndpoints>>
+>;
+
+/**
+ * `--oauth2-token-endpoint` and `--oauth2-userinfo-endpoint`, each `PROVIDER=URL` and
+ * repeatable; `http://` only to a loopback host and only in development. Throws a usage error
+ * naming the flag.
+ */
+function oauth2EndpointsFromFlags(
+  values: { 'oauth2-token-endpoint'?: string[]; 'oauth2-userinfo-endpoint'?: string[] },
+  development: boolean,
+): Oauth2EndpointFlags {
+  const endpoints: Oauth2EndpointFlags = {};
+  const flags = [
+    ['oauth2-token-endpoint', 'tokenEndpoint'],
+    ['oauth2-userinfo-endpoint', 'userInfoEndpoint'],
+  ] as const;
+  for (const [flag, member] of flags) {
+    for (const value of values[flag] ?? []) {
+      const at = value.indexOf('=');
+      if (at <= 0) throw new Error(`--${flag} must be PROVIDER=URL (x or discord), got "${value}"`);
+      try {
+        const provider = oauth2ProviderOf(value.slice(0, at));
+        const url = parseOauth2EndpointUrl(value.slice(at + 1), { allowLoopbackHttp: development });
+        endpoints[provider] = { ...endpoints[provider], [member]: url.toString() };
+      } catch (error) {
+        throw new Error(`--${flag}: ${messageOf(error)}`);
+      }
+    }
+  }
+  return endpoints;
+}
 
 /** A URL without its password, for messages and logs. */
 function redactedUrl(url: string): string {
@@ -129,6 +181,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
       smtp: { type: 'string' },
       'email-from': { type: 'string' },
       'sms-url': { type: 'string' },
+      'oauth2-token-endpoint': { type: 'string', multiple: true },
+      'oauth2-userinfo-endpoint': { type: 'string', multiple: true },
+      'oauth2-issuer': { type: 'string' },
       ...HTTP_LIMIT_OPTIONS,
       help: { type: 'boolean' },
     },
@@ -139,6 +194,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
   }
   const logger = stderrLogger();
   let httpLimits: HttpServerLimits;
+  let oauth2Endpoints: Oauth2EndpointFlags;
   try {
     httpLimits = httpLimitsFromFlags(values);
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
@@ -169,6 +225,13 @@ export async function runServeCommand(args: string[]): Promise<number> {
         parseSmsGatewayUrl(values['sms-url']);
       } catch (error) {
         throw new Error(`--sms-url: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    oauth2Endpoints = oauth2EndpointsFromFlags(values, values.env === 'development');
+    if (values['oauth2-issuer'] !== undefined) {
+      const issuer = values['oauth2-issuer'];
+      if (!URL.canParse(issuer) || !/^https?:$/.test(new URL(issuer).protocol)) {
+        throw new Error(`--oauth2-issuer must be an http(s):// URL, got "${issuer}"`);
       }
     }
   } catch (error) {
@@ -320,6 +383,13 @@ export async function runServeCommand(args: string[]): Promise<number> {
       bootstrapOrganizationName: values['bootstrap-org-name'],
       ...(rateLimiter ? { rateLimiter } : {}),
       notifier,
+      oauth2: {
+        gateway: new HttpOauth2Gateway({
+          endpoints: oauth2Endpoints,
+          allowLoopbackHttp: env === 'development',
+        }),
+        ...(values['oauth2-issuer'] ? { issuer: values['oauth2-issuer'] } : {}),
+      },
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
@@ -346,6 +416,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       signerPublicKey: server.keyhold.signerPublicKey,
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
+      tlsFetcherEncryptPublicKey: server.keyhold.tlsFetcherEncryptPublicKey,
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });

@@ -6,7 +6,13 @@
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createKeyhold, type Keyhold, type KeyholdOptions, Logger } from '@keyhold/server';
+import {
+  createKeyhold,
+  type Keyhold,
+  type KeyholdOptions,
+  Logger,
+  OAUTH2_ISSUER_PATH,
+} from '@keyhold/server';
 import type Koa from 'koa';
 import { createHttpServer, type HttpServerLimits, resolveHttpServerLimits } from './http-server.js';
 
@@ -97,7 +103,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (http !== 'express' && http !== 'koa')
     throw new TypeError(`http must be express or koa, got "${String(http)}"`);
   const limits = resolveHttpServerLimits(options);
-  const keyhold = options.keyhold ?? createKeyhold(options);
+  // The OIDC issuer of OAUTH2_AUTHENTICATE's tokens is this server unless told otherwise: its
+  // URL is known once it listens, so the issuer is asked for at each activity.
+  let listeningUrl: string | undefined;
+  const keyhold =
+    options.keyhold ??
+    createKeyhold({
+      ...options,
+      oauth2: {
+        ...options.oauth2,
+        issuer:
+          options.oauth2?.issuer ??
+          (() => `${listeningUrl ?? 'http://keyhold.invalid'}${OAUTH2_ISSUER_PATH}`),
+      },
+    });
   let organizationId: string | undefined;
   let userId: string | undefined;
   if (options.bootstrapApiPublicKey) {
@@ -135,8 +154,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (webhookIntervalMs > 0) keyhold.startWebhookDelivery(webhookIntervalMs);
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  listeningUrl = `http://${urlHost}:${port}`;
   return {
-    url: `http://${urlHost}:${port}`,
+    url: listeningUrl,
     keyhold,
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),

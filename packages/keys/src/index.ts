@@ -94,6 +94,7 @@ export {
 export {
   createOauth2OidcToken,
   type Oauth2OidcClaims,
+  oidcKeyIdOf,
 } from './sessions/oauth2-oidc-token.js';
 export {
   createOtpVerificationToken,

@@ -19,6 +19,7 @@ import {
   type BundleSigner,
   createCredentialBundle,
   createOauth2OidcToken,
+  oidcKeyIdOf,
   openQuorumEnvelope,
   openSealedSecret,
   sealSecret,
@@ -195,9 +196,9 @@ async function exchange(
   }
 }
 
-/** The `kid` of the TLS-fetcher signing key: the first 16 hex digits of sha256 of its point. */
+/** The `kid` of the TLS-fetcher signing key (see `oidcKeyIdOf`). */
 function keyIdOf(signer: BundleSigner): string {
-  return bytesToHex(sha256(p256.getPublicKey(signer.privateKey, false))).slice(0, 16);
+  return oidcKeyIdOf(bytesToHex(p256.getPublicKey(signer.privateKey, false)));
 }
 
 export const oauth2AuthenticateHandler: HandlerOf<'OAUTH2_AUTHENTICATE'> = refusingHandler({

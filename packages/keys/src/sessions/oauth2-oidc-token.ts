@@ -9,7 +9,7 @@
  */
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { BundleSigner } from '../bundles/signed-envelope.js';
 
 /** The claims of an OAuth 2 OIDC token, camel-cased. */
@@ -31,6 +31,16 @@ export interface Oauth2OidcClaims {
 }
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
+
+/**
+ * The `kid` of a signing key in the tokens' header and the issuer's JWKS: the first 16 hex
+ * digits of sha256 of its uncompressed point.
+ * @example
+ * oidcKeyIdOf(tlsFetcherSignPublicKey); // 'a1b2c3d4e5f60718'
+ */
+export function oidcKeyIdOf(publicKeyHex: string): string {
+  return bytesToHex(sha256(hexToBytes(publicKeyHex))).slice(0, 16);
+}
 
 /**
  * The signed token for `claims`. The header names the key by `kid` (the signer's public key
