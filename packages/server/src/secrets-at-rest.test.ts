@@ -17,6 +17,11 @@
  * One-time codes too: two codes are sent (INIT_OTP V3, the notifier keeps the messages), one
  * is verified through VERIFY_OTP V2 (`encryptOtpCodeToBundle`) and one left live; neither
  * code appears in any table (the `otps` table holds a keyed MAC of each).
+ *
+ * OAuth 2 client secrets too: a credential is created with one secret (encrypted by
+ * `encryptOauth2ClientSecret` to `tlsFetcherEncryptPublicKey`) and updated with another; neither
+ * secret appears in any table, in the clear or hex/base64-encoded (the `oauth2_credentials`
+ * table holds each sealed, which the scanner is shown to find).
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -26,7 +31,11 @@ import type { Curve } from '@keyhold/protocol';
 import { createPgliteStore, createPostgresStore, KEYHOLD_TABLES } from '@keyhold/store-postgres';
 import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { encryptOtpCodeToBundle, generateP256KeyPair } from '@turnkey/crypto';
+import {
+  encryptOauth2ClientSecret,
+  encryptOtpCodeToBundle,
+  generateP256KeyPair,
+} from '@turnkey/crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 // Test helpers of the SQL adapter (no package export: test-only code).
 import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
@@ -286,11 +295,34 @@ async function secretsStaySealed(target: Target) {
       await client.run('ACTIVITY_TYPE_VERIFY_OTP_V2', { otpId: otp.otpId, encryptedOtpBundle });
     }
 
+    // OAuth 2 client secrets: one created, then replaced by another.
+    const clientSecrets = [
+      `client-secret-${randomBytes(12).toString('hex')}`,
+      `client-secret-${randomBytes(12).toString('hex')}`,
+    ];
+    const encryptedClientSecret = (secret: string) =>
+      encryptOauth2ClientSecret(secret, keyhold.tlsFetcherEncryptPublicKey);
+    const { oauth2CredentialId } = await client.run<{ oauth2CredentialId: string }>(
+      'ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL',
+      {
+        provider: 'OAUTH2_PROVIDER_X',
+        clientId: 'secrets-app',
+        encryptedClientSecret: await encryptedClientSecret(clientSecrets[0]!),
+      },
+    );
+    await client.run('ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL', {
+      oauth2CredentialId,
+      provider: 'OAUTH2_PROVIDER_X',
+      clientId: 'secrets-app',
+      encryptedClientSecret: await encryptedClientSecret(clientSecrets[1]!),
+    });
+
     // The secrets, revealed with the master key from the sealed values in the store.
     const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
       wallets: await tx.wallets.list(organizationId),
       accounts: await tx.walletAccounts.list(organizationId, undefined, { limit: 1000 }),
       privateKeys: await tx.privateKeys.list(organizationId),
+      oauth2Credentials: await tx.oauth2Credentials.list(organizationId),
     }));
     expect(records.wallets.map((w) => w.mnemonicLength)).toEqual([12, 24, 12]);
     expect(records.accounts).toHaveLength(9);
@@ -318,12 +350,23 @@ async function secretsStaySealed(target: Target) {
     expect(needles.length).toBe(2 * perMnemonic(12) + perMnemonic(24) + 12 * 3);
     needles.push(
       ...codes.map((code, i) => ({ what: `one-time code ${i}`, text: code, anyCase: true })),
+      ...clientSecrets.flatMap((secret, i) => [
+        { what: `OAuth 2 client secret ${i}`, text: secret, anyCase: true },
+        ...bytesNeedles(`OAuth 2 client secret ${i}`, new TextEncoder().encode(secret)),
+      ]),
     );
 
     // Every row of every table.
     const dump = await dumpSchema(target);
     expect([...dump.keys()].sort()).toEqual(expect.arrayContaining([...KEYHOLD_TABLES].sort()));
-    for (const table of ['wallets', 'wallet_accounts', 'private_keys', 'activities', 'otps']) {
+    for (const table of [
+      'wallets',
+      'wallet_accounts',
+      'private_keys',
+      'activities',
+      'otps',
+      'oauth2_credentials',
+    ]) {
       expect(dump.get(table)!.length, table).toBeGreaterThan(0);
     }
 
@@ -343,6 +386,7 @@ async function secretsStaySealed(target: Target) {
       ...records.wallets.map((w) => w.seed),
       ...records.accounts.map((a) => a.key),
       ...records.privateKeys.map((k) => k.key),
+      ...records.oauth2Credentials.map((c) => c.sealedClientSecret),
     ];
     expect(
       scan(
