@@ -131,7 +131,8 @@ export interface ActivityServiceDeps {
   oauth2Gateway?: Oauth2Gateway;
   /**
    * The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues, or a function that answers it (a
-   * server that learns its URL once it listens). Default `https://keyhold.invalid`.
+   * server that learns its URL once it listens). Default
+   * `https://keyhold.invalid/keyhold/v1/oauth2` (the server's `DEFAULT_OAUTH2_ISSUER`).
    */
   oauth2Issuer?: string | (() => string);
   verifier: SignatureVerifier;
@@ -156,7 +157,7 @@ export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
 /** The OIDC issuer as a function, whichever way it was given. */
 function issuerOf(issuer: string | (() => string) | undefined): () => string {
   if (typeof issuer === 'function') return issuer;
-  const fixed = issuer ?? 'https://keyhold.invalid';
+  const fixed = issuer ?? 'https://keyhold.invalid/keyhold/v1/oauth2';
   return () => fixed;
 }
 
