@@ -94,6 +94,7 @@ class State {
   auditEntries = new MemoryTable(STORE_TABLES.auditEntries, this.next);
   auditHeads = new MemoryTable(STORE_TABLES.auditHeads, this.next);
   invitations = new MemoryTable(STORE_TABLES.invitations, this.next);
+  oauth2Credentials = new MemoryTable(STORE_TABLES.oauth2Credentials, this.next);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -283,6 +284,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         for (const o of await tx.otps.list(org)) await tx.otps.delete(org, o.otpId);
         for (const i of await tx.invitations.list(org)) {
           await tx.invitations.delete(org, i.invitationId);
+        }
+        for (const c of await tx.oauth2Credentials.list(org)) {
+          await tx.oauth2Credentials.delete(org, c.oauth2CredentialId);
         }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
@@ -543,6 +547,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
     },
     invitations: s.invitations.over(j),
+    oauth2Credentials: s.oauth2Credentials.over(j),
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

@@ -45,6 +45,7 @@ describe('loadMigrations', () => {
       [9, 'api_key_credential_type'],
       [10, 'otps'],
       [11, 'invitations'],
+      [13, 'oauth2_credentials'],
       [15, 'audit_log'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);

@@ -97,6 +97,7 @@ describe('PGlite data directory', () => {
       { version: 9 },
       { version: 10 },
       { version: 11 },
+      { version: 13 },
       { version: 15 },
     ]);
   });

@@ -37,6 +37,7 @@ const TABLE_VERSIONS = {
   audit_entries: 15,
   audit_heads: 15,
   invitations: 11,
+  oauth2_credentials: 13,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

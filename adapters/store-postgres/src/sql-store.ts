@@ -129,6 +129,7 @@ class AuditLogRepositoryOver implements AuditLogRepository {
   }
 }
 const invitations = new SqlTable(STORE_TABLES.invitations);
+const oauth2Credentials = new SqlTable(STORE_TABLES.oauth2Credentials);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -283,6 +284,7 @@ class OrganizationRepositoryOver
       'webhook_endpoints',
       'otps',
       'invitations',
+      'oauth2_credentials',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -593,6 +595,7 @@ function transactionOver(
     otps: new SqlRepository(otps, db),
     auditLog: new AuditLogRepositoryOver(db),
     invitations: new SqlRepository(invitations, db),
+    oauth2Credentials: new SqlRepository(oauth2Credentials, db),
   };
 }
 

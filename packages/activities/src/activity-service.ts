@@ -62,6 +62,7 @@ import {
 import type {
   ActivityContext,
   ActivityHandler,
+  Oauth2Settings,
   PrecheckSettings,
 } from './handlers/activity-handler.js';
 import { ExecutionRefusal } from './handlers/execution-refusal.js';
@@ -70,6 +71,7 @@ import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
 import type { Metrics } from './ports/metrics.js';
 import { type Notifier, noNotifier } from './ports/notifier.js';
+import { noOauth2Gateway, type Oauth2Gateway } from './ports/oauth2-gateway.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
@@ -125,6 +127,19 @@ export interface ActivityServiceDeps {
   tlsFetcher?: BundleSigner;
   /** Sends one-time codes. Default: none (INIT_OTP answers that no transport is configured). */
   notifier?: Notifier;
+  /**
+   * The TLS-fetcher encryption key: OAuth 2 client secrets arrive encrypted to it. Default: a
+   * random key (credentials stored under it open only while the process runs).
+   */
+  tlsFetcherEncrypt?: BundleSigner;
+  /** Reaches OAuth 2 providers (OAUTH2_AUTHENTICATE). Default: none (the exchange is refused). */
+  oauth2Gateway?: Oauth2Gateway;
+  /**
+   * The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues, or a function that answers it (a
+   * server that learns its URL once it listens). Default
+   * `https://keyhold.invalid/keyhold/v1/oauth2` (the server's `DEFAULT_OAUTH2_ISSUER`).
+   */
+  oauth2Issuer?: string | (() => string);
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -143,6 +158,14 @@ interface AfterCommitEffect {
 }
 
 export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
+
+/** The OIDC issuer as a function, whichever way it was given. */
+function issuerOf(issuer: string | (() => string) | undefined): () => string {
+  if (typeof issuer === 'function') return issuer;
+  const fixed = issuer ?? 'https://keyhold.invalid/keyhold/v1/oauth2';
+  return () => fixed;
+}
+
 export { DEFAULT_CONSENSUS_EXPIRY_MS };
 
 /** The fingerprint of a raw body: `sha256:` + lower-case hex. */
@@ -231,6 +254,7 @@ export class ActivityService {
   private readonly notarizer: SessionNotarizer;
   private readonly tlsFetcher: BundleSigner;
   private readonly notifier: Notifier;
+  private readonly oauth2: Omit<Oauth2Settings, 'issuer'> & { issuer: () => string };
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
@@ -238,6 +262,11 @@ export class ActivityService {
     this.notarizer = deps.notarizer ?? softwareNotarizer(p256.utils.randomSecretKey());
     this.tlsFetcher = deps.tlsFetcher ?? { privateKey: p256.utils.randomSecretKey() };
     this.notifier = deps.notifier ?? noNotifier('no notifier configured');
+    this.oauth2 = {
+      encryptionKey: deps.tlsFetcherEncrypt ?? { privateKey: p256.utils.randomSecretKey() },
+      gateway: deps.oauth2Gateway ?? noOauth2Gateway('no OAuth 2 gateway configured'),
+      issuer: issuerOf(deps.oauth2Issuer),
+    };
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -645,6 +674,7 @@ export class ActivityService {
       notarizer: this.notarizer,
       tlsFetcher: this.tlsFetcher,
       notifier: this.notifier,
+      oauth2: { ...this.oauth2, issuer: this.oauth2.issuer() },
       ids: this.deps.ids,
       now,
       activityId: record.id,

@@ -60,6 +60,16 @@ export {
   type SmsMessage,
 } from './ports/notifier.js';
 export {
+  noOauth2Gateway,
+  type Oauth2CodeExchange,
+  Oauth2ExchangeRefusedError,
+  Oauth2Gateway,
+  type Oauth2Identity,
+  type Oauth2ProviderName,
+  Oauth2ProviderNotConfiguredError,
+  Oauth2ProviderUnavailableError,
+} from './ports/oauth2-gateway.js';
+export {
   PORT_ERROR_BRAND,
   PortError,
   type PortErrorCode,
@@ -90,6 +100,7 @@ export {
   type CredentialScope,
   type InvitationRepository,
   type NamedRecordRepository,
+  type Oauth2CredentialRepository,
   type OrganizationRepository,
   type OtpRepository,
   type PageRequest,
@@ -138,6 +149,7 @@ export type {
   AuditHeadRecord,
   AuthenticatorRecord,
   InvitationRecord,
+  Oauth2CredentialRecord,
   OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,

@@ -373,3 +373,20 @@ export interface InvitationRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * An OAuth 2.0 credential of the organization (CREATE_OAUTH2_CREDENTIAL): the app's client id
+ * at an OAuth 2.0-only provider and its client secret, sealed. The secret is never stored in
+ * the clear nor returned: `sealedClientSecret` is AES-256-GCM under a key derived from the
+ * master key, bound to this record (see `oauth2-credentials.ts`).
+ */
+export interface Oauth2CredentialRecord {
+  organizationId: string;
+  oauth2CredentialId: string;
+  /** `OAUTH2_PROVIDER_X` or `OAUTH2_PROVIDER_DISCORD`. */
+  provider: string;
+  clientId: string;
+  sealedClientSecret: string;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -8,6 +8,7 @@ import {
   type ApiKey,
   type Authenticator,
   activityDefinitionOf,
+  type Oauth2Credential,
   type Policy,
   type PolicyEvaluation,
   type PrivateKey,
@@ -25,6 +26,7 @@ import type {
   ApiKeyRecord,
   AuthenticatorRecord,
   InvitationRecord,
+  Oauth2CredentialRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -262,5 +264,17 @@ export function webhookEndpointView(endpoint: WebhookEndpointRecord): WebhookEnd
       ...(s.filtersJson !== undefined ? { filtersJson: s.filtersJson } : {}),
       isActive: s.isActive,
     })),
+  };
+}
+
+/** `v1Oauth2Credential` without the client secret (see `Oauth2Credential`). */
+export function oauth2CredentialView(record: Oauth2CredentialRecord): Oauth2Credential {
+  return {
+    oauth2CredentialId: record.oauth2CredentialId,
+    organizationId: record.organizationId,
+    provider: record.provider,
+    clientId: record.clientId,
+    createdAt: timestampOf(record.createdAt),
+    updatedAt: timestampOf(record.updatedAt),
   };
 }

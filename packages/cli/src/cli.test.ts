@@ -46,18 +46,21 @@ describe('keyhold serve', () => {
       'signerPublicKey',
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
+      'tlsFetcherEncryptPublicKey',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(line.signerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     expect(line.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     expect(line.tlsFetcherSignPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    expect(line.tlsFetcherEncryptPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     // The discovery document publishes the same keys.
     const keys = await (await fetch(`${line.url}/keyhold/v1/public_keys`)).json();
     expect(keys).toMatchObject({
       signerPublicKey: line.signerPublicKey,
       notarizerPublicKey: line.notarizerPublicKey,
       tlsFetcherSignPublicKey: line.tlsFetcherSignPublicKey,
+      tlsFetcherEncryptPublicKey: line.tlsFetcherEncryptPublicKey,
     });
 
     const body = JSON.stringify({ organizationId: line.organizationId });
@@ -231,6 +234,7 @@ describe('keyhold serve', () => {
       'signerPublicKey',
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
+      'tlsFetcherEncryptPublicKey',
     ]);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);

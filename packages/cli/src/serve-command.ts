@@ -18,6 +18,12 @@ import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { logNotifier } from '@keyhold/notifier-log';
 import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
 import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
+import {
+  HttpOauth2Gateway,
+  type Oauth2ProviderEndpoints,
+  oauth2ProviderOf,
+  parseOauth2EndpointUrl,
+} from '@keyhold/oauth2-http';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { generateApiKeyPair, type KeyholdOptions, stderrLogger } from '@keyhold/server';
@@ -84,6 +90,17 @@ const HELP = `usage: keyhold serve [options]
                                     Without --smtp (--sms-url), email (SMS) codes are printed on
                                     stderr as JSON lines in development; in production INIT_OTP
                                     answers that no transport is configured.
+  --oauth2-token-endpoint PROVIDER=URL
+                                    OAUTH2_AUTHENTICATE exchanges codes of PROVIDER (x or
+                                    discord) at URL instead of its public token endpoint
+                                    (repeatable; a self-hosted or test provider)
+  --oauth2-userinfo-endpoint PROVIDER=URL
+                                    and reads the user's id at URL (X's {data:{id}} or
+                                    Discord's {id}) instead of its public who-am-I endpoint.
+                                    https:// only; http:// to a loopback host in development
+  --oauth2-issuer URL               the iss of the OIDC tokens OAUTH2_AUTHENTICATE issues
+                                    (default: this server's URL + /keyhold/v1/oauth2, where
+                                    its discovery document and JWKS are served)
 ${HTTP_LIMIT_HELP}  --config FILE                     read settings from a JSON object keyed by flag names
                                     ({"port": "9000", "memory": true}); also KEYHOLD_CONFIG
   --print-config                    print the resolved settings (secrets redacted) and where
@@ -120,6 +137,41 @@ function readTlsCredentials(certFile: string, keyFile: string): TlsCredentials {
     );
   }
   return credentials;
+}
+
+/** The OAuth 2 endpoints the flags replace, by provider. */
+type Oauth2EndpointFlags = Partial<
+  Record<ReturnType<typeof oauth2ProviderOf>, Partial<Oauth2ProviderEndpoints>>
+>;
+
+/**
+ * `--oauth2-token-endpoint` and `--oauth2-userinfo-endpoint`, each `PROVIDER=URL` and
+ * repeatable; `http://` only to a loopback host and only in development. Throws a usage error
+ * naming the flag.
+ */
+function oauth2EndpointsFromFlags(
+  values: { 'oauth2-token-endpoint'?: string[]; 'oauth2-userinfo-endpoint'?: string[] },
+  development: boolean,
+): Oauth2EndpointFlags {
+  const endpoints: Oauth2EndpointFlags = {};
+  const flags = [
+    ['oauth2-token-endpoint', 'tokenEndpoint'],
+    ['oauth2-userinfo-endpoint', 'userInfoEndpoint'],
+  ] as const;
+  for (const [flag, member] of flags) {
+    for (const value of values[flag] ?? []) {
+      const at = value.indexOf('=');
+      if (at <= 0) throw new Error(`--${flag} must be PROVIDER=URL (x or discord), got "${value}"`);
+      try {
+        const provider = oauth2ProviderOf(value.slice(0, at));
+        const url = parseOauth2EndpointUrl(value.slice(at + 1), { allowLoopbackHttp: development });
+        endpoints[provider] = { ...endpoints[provider], [member]: url.toString() };
+      } catch (error) {
+        throw new Error(`--${flag}: ${messageOf(error)}`);
+      }
+    }
+  }
+  return endpoints;
 }
 
 /** A URL without its password, for messages and logs. */
@@ -175,6 +227,9 @@ const SERVE_OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'trust-proxy': { type: 'string', default: '0' },
+  'oauth2-token-endpoint': { type: 'string', multiple: true },
+  'oauth2-userinfo-endpoint': { type: 'string', multiple: true },
+  'oauth2-issuer': { type: 'string' },
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
@@ -208,6 +263,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
   const logger = stderrLogger(values['log-level'] as LogLevel);
   let httpLimits: HttpServerLimits;
   let tls: TlsCredentials | undefined;
+  let oauth2Endpoints: Oauth2EndpointFlags;
   try {
     httpLimits = httpLimitsFromFlags(values);
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
@@ -257,6 +313,13 @@ export async function runServeCommand(args: string[]): Promise<number> {
         parseSmsGatewayUrl(values['sms-url']);
       } catch (error) {
         throw new Error(`--sms-url: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    oauth2Endpoints = oauth2EndpointsFromFlags(values, values.env === 'development');
+    if (values['oauth2-issuer'] !== undefined) {
+      const issuer = values['oauth2-issuer'];
+      if (!URL.canParse(issuer) || !/^https?:$/.test(new URL(issuer).protocol)) {
+        throw new Error(`--oauth2-issuer must be an http(s):// URL, got "${issuer}"`);
       }
     }
   } catch (error) {
@@ -416,6 +479,13 @@ export async function runServeCommand(args: string[]): Promise<number> {
       bootstrapOrganizationName: values['bootstrap-org-name'],
       ...(rateLimiter ? { rateLimiter } : {}),
       notifier,
+      oauth2: {
+        gateway: new HttpOauth2Gateway({
+          endpoints: oauth2Endpoints,
+          allowLoopbackHttp: env === 'development',
+        }),
+        ...(values['oauth2-issuer'] ? { issuer: values['oauth2-issuer'] } : {}),
+      },
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
@@ -443,6 +513,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       signerPublicKey: server.keyhold.signerPublicKey,
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
+      tlsFetcherEncryptPublicKey: server.keyhold.tlsFetcherEncryptPublicKey,
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });

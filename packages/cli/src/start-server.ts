@@ -6,7 +6,13 @@
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createKeyhold, type Keyhold, type KeyholdOptions, Logger } from '@keyhold/server';
+import {
+  createKeyhold,
+  type Keyhold,
+  type KeyholdOptions,
+  Logger,
+  OAUTH2_ISSUER_PATH,
+} from '@keyhold/server';
 import type Koa from 'koa';
 import {
   createHttpServer,
@@ -123,7 +129,20 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     throw new TypeError(`trustProxyHops must be a non-negative integer, got ${trustProxyHops}`);
   }
   const limits = resolveHttpServerLimits(options);
-  const keyhold = options.keyhold ?? createKeyhold(options);
+  // The OIDC issuer of OAUTH2_AUTHENTICATE's tokens is this server unless told otherwise: its
+  // URL is known once it listens, so the issuer is asked for at each activity.
+  let listeningUrl: string | undefined;
+  const keyhold =
+    options.keyhold ??
+    createKeyhold({
+      ...options,
+      oauth2: {
+        ...options.oauth2,
+        issuer:
+          options.oauth2?.issuer ??
+          (() => `${listeningUrl ?? 'http://keyhold.invalid'}${OAUTH2_ISSUER_PATH}`),
+      },
+    });
   let organizationId: string | undefined;
   let userId: string | undefined;
   if (options.bootstrapApiPublicKey) {
@@ -162,8 +181,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (webhookIntervalMs > 0) keyhold.startWebhookDelivery(webhookIntervalMs);
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  listeningUrl = `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`;
   return {
-    url: `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`,
+    url: listeningUrl,
     keyhold,
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),

@@ -22,13 +22,17 @@ export {
   deriveImportTargetKey,
   type ImportTarget,
   MAX_IMPORT_CIPHERTEXT_BYTES,
+  MAX_QUORUM_ENVELOPE_BYTES,
   type OpenImportBundleInput,
   type OtpBundleContent,
   openImportBundle,
   openOtpBundle,
+  openQuorumEnvelope,
+  openSealedSecret,
   parseImportedMnemonic,
   parseImportedPrivateKey,
   type SignedEnvelope,
+  sealSecret,
 } from './bundles/index.js';
 export {
   CRYPTO_JOB_SECRETS,
@@ -87,6 +91,11 @@ export {
   isValidPrivateKey,
   publicKeyFromPrivateKey,
 } from './public-key.js';
+export {
+  createOauth2OidcToken,
+  type Oauth2OidcClaims,
+  oidcKeyIdOf,
+} from './sessions/oauth2-oidc-token.js';
 export {
   createOtpVerificationToken,
   type OtpVerificationClaims,

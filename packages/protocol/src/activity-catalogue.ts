@@ -156,6 +156,13 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('CREATE_INVITATIONS', [1], 'USER', 'CREATE'),
   ...define('ACCEPT_INVITATION', [1, 2], 'USER', 'UPDATE', () => 'acceptInvitationResult'),
   ...define('DELETE_INVITATION', [1], 'USER', 'DELETE'),
+  // OAuth 2.0 credentials of the organization's apps at providers without OIDC (X, Discord),
+  // and the code exchange that turns a provider's authorization code into an OIDC token
+  // Keyhold issues.
+  ...define('CREATE_OAUTH2_CREDENTIAL', [1], 'ORGANIZATION', 'CREATE'),
+  ...define('UPDATE_OAUTH2_CREDENTIAL', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('DELETE_OAUTH2_CREDENTIAL', [1], 'ORGANIZATION', 'DELETE'),
+  ...define('OAUTH2_AUTHENTICATE', [1], 'AUTH', 'CREATE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),

@@ -89,7 +89,7 @@ export type {
   TypesOfKind,
   VoteKind,
 } from './schemas/intent-types.js';
-export { INTENT_SCHEMAS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
+export { INTENT_SCHEMAS, OAUTH2_PROVIDERS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
 export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export type { Infer, JsonSchema, Schema } from './schemas/schema-builders.js';
 export type { AccountParams, ApiKeyParams, AuthenticatorParams } from './schemas/shapes.js';
@@ -104,6 +104,7 @@ export {
   type Authenticator,
   type CreateSubOrganizationResult,
   type Credential,
+  type Oauth2Credential,
   type Policy,
   type PolicyEvaluation,
   type PolicyOutcome,

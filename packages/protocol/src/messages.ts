@@ -314,6 +314,30 @@ const CATALOGUE = {
     'no transport configured for this channel: the server cannot send email or SMS',
   ),
 
+  // OAuth 2.0 credentials and the code exchange (CREATE/UPDATE/DELETE_OAUTH2_CREDENTIAL,
+  // OAUTH2_AUTHENTICATE). An unreachable provider is UNAVAILABLE (503, Retry-After).
+  INVALID_OAUTH2_PROVIDER: e(
+    INVALID_ARGUMENT,
+    'invalid OAuth 2.0 provider: must be OAUTH2_PROVIDER_X or OAUTH2_PROVIDER_DISCORD',
+  ),
+  INVALID_ENCRYPTED_CLIENT_SECRET: e(
+    INVALID_ARGUMENT,
+    'invalid encrypted client secret: encrypt it to the tlsFetcherEncryptPublicKey with encryptOauth2ClientSecret',
+  ),
+  OAUTH2_CREDENTIAL_NOT_FOUND: e(NOT_FOUND, 'OAuth 2.0 credential not found'),
+  INVALID_CODE_VERIFIER: e(
+    INVALID_ARGUMENT,
+    'invalid code verifier: 43 to 128 characters of A-Z, a-z, 0-9, -, ., _ and ~',
+  ),
+  OAUTH2_CODE_EXCHANGE_FAILED: e(
+    INVALID_ARGUMENT,
+    'the OAuth 2.0 provider refused the authorization code exchange',
+  ),
+  OAUTH2_PROVIDER_NOT_CONFIGURED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'no token endpoint configured for this OAuth 2.0 provider',
+  ),
+
   // Server
   INTERNAL: e(INTERNAL, 'internal server error'),
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'service unavailable'),

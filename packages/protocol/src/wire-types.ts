@@ -234,6 +234,24 @@ export interface WebhookSubscription {
   isActive: boolean;
 }
 
+/**
+ * `v1Oauth2Credential` as get_oauth2_credential and list_oauth2_credentials show it: without
+ * `encryptedClientSecret` — Keyhold never returns a client secret, in any form.
+ * @example
+ * const credential: Oauth2Credential = {
+ *   oauth2CredentialId: '…', organizationId: '…', provider: 'OAUTH2_PROVIDER_X',
+ *   clientId: 'my-app', createdAt: { seconds: '1748876837', nanos: '0' }, updatedAt: { … },
+ * };
+ */
+export interface Oauth2Credential {
+  oauth2CredentialId: string;
+  organizationId: string;
+  provider: string;
+  clientId: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 /** `v1WebhookEndpointData`: a webhook endpoint as results and list_webhook_endpoints show it. */
 export interface WebhookEndpoint {
   endpointId: string;
@@ -358,6 +376,10 @@ export interface ActivityResults {
   ACTIVITY_TYPE_ACCEPT_INVITATION: { invitationId: string; userId: string };
   ACTIVITY_TYPE_ACCEPT_INVITATION_V2: { invitationId: string; userId: string };
   ACTIVITY_TYPE_DELETE_INVITATION: { invitationId: string };
+  ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL: { oauth2CredentialId: string };
+  ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL: { oauth2CredentialId: string };
+  ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL: { oauth2CredentialId: string };
+  ACTIVITY_TYPE_OAUTH2_AUTHENTICATE: { oidcToken: string };
 }
 
 /**

@@ -15,6 +15,7 @@ import {
   nobleSignatureVerifier,
   noMetrics,
   noNotifier,
+  Oauth2Gateway,
   PolicyExplainer,
   QueryService,
   RateLimiter,
@@ -30,6 +31,7 @@ import {
   KeyVault,
   type SessionNotarizer,
 } from '@keyhold/keys';
+import { HttpOauth2Gateway } from '@keyhold/oauth2-http';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
 import { HttpWebhookTransport } from '@keyhold/webhook-transport-http';
@@ -50,6 +52,7 @@ import {
   randomNotarizer,
   SignerKey,
   signerKeyFrom,
+  TlsFetcherEncryptKey,
   TlsFetcherKey,
   WebhookKey,
 } from './signer-key.js';
@@ -103,7 +106,21 @@ export const ServerTokens = {
   WebhookDispatcher: Symbol.for('keyhold.WebhookDispatcher'),
   /** Rules, brand and docs URL of rate limiting; the limiter itself is the RateLimiter port. */
   RateLimitSettings: Symbol.for('keyhold.RateLimitSettings'),
+  /**
+   * The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues: a string, or a function that
+   * answers it (`startServer` learns its URL once it listens). When its path is
+   * `/keyhold/v1/oauth2`, this server answers its discovery document and JWKS.
+   */
+  Oauth2Issuer: Symbol.for('keyhold.Oauth2Issuer'),
 } as const;
+
+/**
+ * The OIDC issuer an embedded Keyhold names until told its URL (`createKeyhold({ oauth2:
+ * { issuer } })`; `keyhold serve` uses its own URL).
+ * @example
+ * `${DEFAULT_OAUTH2_ISSUER}/.well-known/openid-configuration`;
+ */
+export const DEFAULT_OAUTH2_ISSUER = 'https://keyhold.invalid/keyhold/v1/oauth2';
 
 /**
  * Where problem-details `type` URLs point unless `createKeyhold({ docsUrl })` says otherwise.
@@ -123,13 +140,15 @@ export type RateLimitSettings = Omit<RateLimiting, 'limiter'>;
 
 /**
  * Clock, Ids, Logger, the signer key, the webhook signing key, the session notarizer, the
- * TLS-fetcher key, no Notifier (a refusal) and the inline CryptoWorkPool.
+ * TLS-fetcher signing and encryption keys, no Notifier (a refusal), the HTTPS OAuth 2 gateway
+ * (X's and Discord's public endpoints) and the inline CryptoWorkPool.
  */
 export const foundationModule = (
   signerKey: SignerKey = signerKeyFrom(),
   webhookKey: WebhookSigningKey = webhookSigningKey(crypto.getRandomValues(new Uint8Array(32))),
   notarizer: SessionNotarizer = randomNotarizer(),
   tlsFetcherKey: SignerKey = signerKeyFrom(),
+  tlsFetcherEncryptKey: SignerKey = signerKeyFrom(),
 ) =>
   new ContainerModule(({ bind }) => {
     bind(Clock).toConstantValue(systemClock);
@@ -142,6 +161,10 @@ export const foundationModule = (
     bind(WebhookKey).toConstantValue(webhookKey);
     bind(Notarizer).toConstantValue(notarizer);
     bind(TlsFetcherKey).toConstantValue(tlsFetcherKey);
+    bind(TlsFetcherEncryptKey).toConstantValue(tlsFetcherEncryptKey);
+    bind(Oauth2Gateway)
+      .toDynamicValue(() => new HttpOauth2Gateway())
+      .inSingletonScope();
     // No transport until one is given: INIT_OTP answers that none is configured.
     bind(Notifier).toConstantValue(noNotifier('no email or SMS transport configured'));
     // Embedded use computes on the caller's thread; `keyhold serve` rebinds a worker pool.
@@ -188,6 +211,7 @@ export const rateLimiterModule = (limiter: RateLimiter) =>
 export const coreModule = () =>
   new ContainerModule(({ bind }) => {
     bind(ServerTokens.ActivityServiceOptions).toConstantValue({});
+    bind(ServerTokens.Oauth2Issuer).toConstantValue(DEFAULT_OAUTH2_ISSUER);
     bind(ServerTokens.RateLimitSettings).toConstantValue({
       rules: DEFAULT_RATE_LIMITS,
       brand: 'Keyhold',
@@ -205,6 +229,9 @@ export const coreModule = () =>
             notarizer: ctx.get<SessionNotarizer>(Notarizer),
             tlsFetcher: ctx.get<SignerKey>(TlsFetcherKey),
             notifier: ctx.get<Notifier>(Notifier),
+            tlsFetcherEncrypt: ctx.get<SignerKey>(TlsFetcherEncryptKey),
+            oauth2Gateway: ctx.get<Oauth2Gateway>(Oauth2Gateway),
+            oauth2Issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),
@@ -308,6 +335,11 @@ export const coreModule = () =>
             signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
             notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
             tlsFetcherSignPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
+            tlsFetcherEncryptPublicKey: ctx.get<SignerKey>(TlsFetcherEncryptKey).publicKey,
+          },
+          oauth2Issuer: {
+            issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
+            signPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
           },
         });
       })

@@ -14,6 +14,7 @@ export {
 export {
   coreModule,
   DEFAULT_DOCS_URL,
+  DEFAULT_OAUTH2_ISSUER,
   foundationModule,
   memoryStoreModule,
   type RateLimitSettings,
@@ -32,6 +33,7 @@ export {
 export {
   EXPLAIN_POLICIES_PATH,
   KEYHOLD_EXTENSION_PREFIX,
+  OAUTH2_ISSUER_PATH,
   PUBLIC_KEYS_PATH,
 } from './keyhold-extensions.js';
 export {
@@ -43,9 +45,11 @@ export { Logger, silentLogger, stderrLogger } from './logger.js';
 export { observedKeyVault } from './observed-key-vault.js';
 export {
   deriveNotarizer,
+  deriveTlsFetcherEncryptKey,
   deriveTlsFetcherKey,
   Notarizer,
   SignerKey,
   signerKeyFrom,
+  TlsFetcherEncryptKey,
   TlsFetcherKey,
 } from './signer-key.js';

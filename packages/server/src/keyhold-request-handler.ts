@@ -28,6 +28,7 @@ import {
   rateLimitedMessage,
   type Store,
 } from '@keyhold/activities';
+import { oidcKeyIdOf } from '@keyhold/keys';
 import {
   activityDefinitionsAt,
   internalStatus,
@@ -40,6 +41,7 @@ import { webhookJwks } from '@keyhold/webhooks';
 import {
   EXPLAIN_POLICIES_PATH,
   KEYHOLD_EXTENSION_PREFIX,
+  OAUTH2_ISSUER_PATH,
   PUBLIC_KEYS_PATH,
 } from './keyhold-extensions.js';
 import { KNOWN_QUERY_PATHS, KNOWN_SUBMIT_PATHS } from './known-endpoints.js';
@@ -177,7 +179,14 @@ export interface KeyholdRequestHandlerDeps {
     readonly signerPublicKey: string;
     readonly notarizerPublicKey: string;
     readonly tlsFetcherSignPublicKey: string;
+    readonly tlsFetcherEncryptPublicKey?: string;
   };
+  /**
+   * The OIDC issuer of OAUTH2_AUTHENTICATE's tokens and the key that signs them (uncompressed
+   * hex). When the issuer's path is `/keyhold/v1/oauth2`, this handler answers its discovery
+   * document and JWKS at that path.
+   */
+  oauth2Issuer?: { readonly issuer: string | (() => string); readonly signPublicKey: string };
 }
 
 /** The discovery document of `GET /keyhold/v1/public_keys`. */
@@ -186,8 +195,13 @@ export interface PublicKeysDocument {
   signerPublicKey: string;
   /** Signs session JWTs. */
   notarizerPublicKey: string;
-  /** Signs OTP target bundles and verification tokens (`@turnkey/crypto`'s OTP overrides). */
+  /**
+   * Signs OTP target bundles and verification tokens (`@turnkey/crypto`'s OTP overrides) and
+   * the OIDC tokens of OAUTH2_AUTHENTICATE.
+   */
   tlsFetcherSignPublicKey: string;
+  /** What OAuth 2 client secrets are encrypted to (`encryptOauth2ClientSecret`'s override). */
+  tlsFetcherEncryptPublicKey?: string;
   /** The JWKS keys that verify webhook deliveries (Ed25519 OKP, with `kid`). */
   webhookKeys: ReturnType<typeof webhookJwks>['keys'];
 }
@@ -311,6 +325,10 @@ export class KeyholdRequestHandler implements RequestHandler {
       if (path === PUBLIC_KEYS_PATH && (method === 'GET' || method === 'HEAD')) {
         return this.publicKeys();
       }
+      if (path.startsWith(`${OAUTH2_ISSUER_PATH}/`) && (method === 'GET' || method === 'HEAD')) {
+        const document = this.oidcIssuerDocument(path.slice(OAUTH2_ISSUER_PATH.length));
+        if (document) return document;
+      }
       const route = apiRouteOf(path);
       if (!route) throw new KeyholdError('NOT_FOUND', { path });
       const { rateLimiting } = this.deps;
@@ -352,6 +370,53 @@ export class KeyholdRequestHandler implements RequestHandler {
     return this.jwksResponse;
   }
 
+  /**
+   * The OIDC discovery document or JWKS of Keyhold's issuer (`/.well-known/openid-configuration`,
+   * `/jwks` under OAUTH2_ISSUER_PATH), when the configured issuer is served here; else nothing.
+   */
+  private oidcIssuerDocument(rest: string): RawResponse | undefined {
+    const oidc = this.deps.oauth2Issuer;
+    if (!oidc) return undefined;
+    const issuer = (typeof oidc.issuer === 'function' ? oidc.issuer() : oidc.issuer).replace(
+      /\/$/,
+      '',
+    );
+    if (!URL.canParse(issuer) || !new URL(issuer).pathname.endsWith(OAUTH2_ISSUER_PATH)) {
+      return undefined;
+    }
+    const cacheable = (body: unknown): RawResponse => ({
+      ...json(200, body),
+      headers: { ...BASE_HEADERS, 'cache-control': 'public, max-age=300' },
+    });
+    if (rest === '/.well-known/openid-configuration') {
+      return cacheable({
+        issuer,
+        jwks_uri: `${issuer}/jwks`,
+        response_types_supported: ['id_token'],
+        subject_types_supported: ['public'],
+        id_token_signing_alg_values_supported: ['ES256'],
+        claims_supported: ['iss', 'sub', 'aud', 'nonce', 'iat', 'exp', 'encrypted_bearer_token'],
+      });
+    }
+    if (rest === '/jwks') {
+      const point = Buffer.from(oidc.signPublicKey, 'hex');
+      return cacheable({
+        keys: [
+          {
+            kty: 'EC',
+            crv: 'P-256',
+            x: point.subarray(1, 33).toString('base64url'),
+            y: point.subarray(33, 65).toString('base64url'),
+            kid: oidcKeyIdOf(oidc.signPublicKey),
+            alg: 'ES256',
+            use: 'sig',
+          },
+        ],
+      });
+    }
+    return undefined;
+  }
+
   /** Every public key Keyhold publishes; no authentication, cacheable like the JWKS. */
   private publicKeys(): RawResponse {
     const { publicKeys } = this.deps;
@@ -360,6 +425,9 @@ export class KeyholdRequestHandler implements RequestHandler {
       signerPublicKey: publicKeys.signerPublicKey,
       notarizerPublicKey: publicKeys.notarizerPublicKey,
       tlsFetcherSignPublicKey: publicKeys.tlsFetcherSignPublicKey,
+      ...(publicKeys.tlsFetcherEncryptPublicKey
+        ? { tlsFetcherEncryptPublicKey: publicKeys.tlsFetcherEncryptPublicKey }
+        : {}),
       webhookKeys: webhookJwks(this.deps.webhookKeys ?? []).keys,
     };
     this.publicKeysResponse ??= {
@@ -382,7 +450,12 @@ export class KeyholdRequestHandler implements RequestHandler {
   }
 
   private failure(error: unknown, request: RawRequest, requestId: string): RawResponse {
-    if (KeyholdError.is(error)) return json(error.httpStatus, error.toStatus());
+    if (KeyholdError.is(error)) {
+      // A dependency that cannot be reached (a provider, a mail server): the client retries.
+      return error.httpStatus === 503
+        ? retryLater(error.toStatus())
+        : json(error.httpStatus, error.toStatus());
+    }
     // Port errors by their code, not their class: an adapter built on another copy of
     // @keyhold/activities throws errors this copy's `instanceof` would not know. A
     // STORE_CONFLICT the services resolve, and RATE_LIMITED / RATE_LIMIT_BACKEND_UNAVAILABLE

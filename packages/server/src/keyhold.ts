@@ -15,6 +15,7 @@ import {
   Ids,
   Metrics,
   Notifier,
+  Oauth2Gateway,
   type PolicyExplainer,
   type QueryService,
   RateLimiter,
@@ -52,11 +53,13 @@ import { Logger } from './logger.js';
 import {
   deriveNotarizer,
   deriveSignerKey,
+  deriveTlsFetcherEncryptKey,
   deriveTlsFetcherKey,
   deriveWebhookKey,
   Notarizer,
   SignerKey,
   signerKeyFrom,
+  TlsFetcherEncryptKey,
   TlsFetcherKey,
   WebhookKey,
 } from './signer-key.js';
@@ -100,6 +103,20 @@ export interface KeyholdOptions {
    * Turnkey's terms). Default: derived from the master key.
    */
   tlsFetcherKey?: Uint8Array;
+  /**
+   * The P-256 key OAuth 2 client secrets are encrypted to (`tlsFetcherEncryptPublicKey`), and
+   * under which (through HKDF) they are sealed at rest. Default: derived from the master key.
+   */
+  tlsFetcherEncryptKey?: Uint8Array;
+  /**
+   * OAuth 2 credentials and OAUTH2_AUTHENTICATE. `gateway` reaches the providers (default:
+   * `HttpOauth2Gateway` of `@keyhold/oauth2-http` with X's and Discord's public endpoints);
+   * `issuer` is the `iss` of the OIDC tokens Keyhold issues (default
+   * `https://keyhold.invalid/keyhold/v1/oauth2`; give your public URL +
+   * `/keyhold/v1/oauth2` so verifiers find its discovery document and JWKS here; a function
+   * is asked at each activity).
+   */
+  oauth2?: { gateway?: Oauth2Gateway; issuer?: string | (() => string) };
   /**
    * Sends one-time codes by email and SMS (`@keyhold/notifier-smtp`, `@keyhold/notifier-log`
    * in development). Default: none — INIT_OTP answers that no transport is configured.
@@ -187,6 +204,14 @@ export class Keyhold implements RequestHandler {
    */
   get tlsFetcherSignPublicKey(): string {
     return this.container.get<SignerKey>(TlsFetcherKey).publicKey;
+  }
+
+  /**
+   * The TLS-fetcher encryption key's public half, uncompressed hex: the override of
+   * `encryptOauth2ClientSecret` (`@turnkey/crypto`) for CREATE/UPDATE_OAUTH2_CREDENTIAL.
+   */
+  get tlsFetcherEncryptPublicKey(): string {
+    return this.container.get<SignerKey>(TlsFetcherEncryptKey).publicKey;
   }
 
   /** The transport-agnostic request path. */
@@ -296,6 +321,9 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
         : deriveWebhookKey(masterKey),
       options.notarizer ?? deriveNotarizer(masterKey),
       options.tlsFetcherKey ? signerKeyFrom(options.tlsFetcherKey) : deriveTlsFetcherKey(masterKey),
+      options.tlsFetcherEncryptKey
+        ? signerKeyFrom(options.tlsFetcherEncryptKey)
+        : deriveTlsFetcherEncryptKey(masterKey),
     ),
     memoryStoreModule(),
     softwareVaultModule(masterKey),
@@ -314,6 +342,8 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Logger, options.logger);
   constant(Metrics, options.metrics);
   constant(Notifier, options.notifier);
+  constant(Oauth2Gateway, options.oauth2?.gateway);
+  constant(ServerTokens.Oauth2Issuer, options.oauth2?.issuer);
   const serviceOptions: ActivityServiceOptions = {};
   if (options.timestampToleranceMs !== undefined)
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;

@@ -22,6 +22,10 @@
  * CREATE_INVITATIONS an invitation key; neither the bundles nor the private keys inside them
  * (opened with `decryptCredentialBundle`), nor the invitation key, appear in any table (the
  * `invitations` table and `api_keys` hold public keys only).
+ * OAuth 2 client secrets too: a credential is created with one secret (encrypted by
+ * `encryptOauth2ClientSecret` to `tlsFetcherEncryptPublicKey`) and updated with another; neither
+ * secret appears in any table, in the clear or hex/base64-encoded (the `oauth2_credentials`
+ * table holds each sealed, which the scanner is shown to find).
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -33,6 +37,7 @@ import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   decryptCredentialBundle,
+  encryptOauth2ClientSecret,
   encryptOtpCodeToBundle,
   generateP256KeyPair,
 } from '@turnkey/crypto';
@@ -345,12 +350,34 @@ async function secretsStaySealed(target: Target) {
       ],
     });
     mailedSecrets.push({ what: 'invitation key', key: lastMailed('Invitation key') });
+    // OAuth 2 client secrets: one created, then replaced by another.
+    const clientSecrets = [
+      `client-secret-${randomBytes(12).toString('hex')}`,
+      `client-secret-${randomBytes(12).toString('hex')}`,
+    ];
+    const encryptedClientSecret = (secret: string) =>
+      encryptOauth2ClientSecret(secret, keyhold.tlsFetcherEncryptPublicKey);
+    const { oauth2CredentialId } = await client.run<{ oauth2CredentialId: string }>(
+      'ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL',
+      {
+        provider: 'OAUTH2_PROVIDER_X',
+        clientId: 'secrets-app',
+        encryptedClientSecret: await encryptedClientSecret(clientSecrets[0]!),
+      },
+    );
+    await client.run('ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL', {
+      oauth2CredentialId,
+      provider: 'OAUTH2_PROVIDER_X',
+      clientId: 'secrets-app',
+      encryptedClientSecret: await encryptedClientSecret(clientSecrets[1]!),
+    });
 
     // The secrets, revealed with the master key from the sealed values in the store.
     const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
       wallets: await tx.wallets.list(organizationId),
       accounts: await tx.walletAccounts.list(organizationId, undefined, { limit: 1000 }),
       privateKeys: await tx.privateKeys.list(organizationId),
+      oauth2Credentials: await tx.oauth2Credentials.list(organizationId),
     }));
     expect(records.wallets.map((w) => w.mnemonicLength)).toEqual([12, 24, 12]);
     expect(records.accounts).toHaveLength(9);
@@ -378,6 +405,10 @@ async function secretsStaySealed(target: Target) {
     expect(needles.length).toBe(2 * perMnemonic(12) + perMnemonic(24) + 12 * 3);
     needles.push(
       ...codes.map((code, i) => ({ what: `one-time code ${i}`, text: code, anyCase: true })),
+      ...clientSecrets.flatMap((secret, i) => [
+        { what: `OAuth 2 client secret ${i}`, text: secret, anyCase: true },
+        ...bytesNeedles(`OAuth 2 client secret ${i}`, new TextEncoder().encode(secret)),
+      ]),
     );
     for (const secret of mailedSecrets) {
       expect(secret.key).toMatch(/^[0-9a-f]{64}$/);
@@ -395,6 +426,7 @@ async function secretsStaySealed(target: Target) {
       'activities',
       'otps',
       'invitations',
+      'oauth2_credentials',
     ]) {
       expect(dump.get(table)!.length, table).toBeGreaterThan(0);
     }
@@ -415,6 +447,7 @@ async function secretsStaySealed(target: Target) {
       ...records.wallets.map((w) => w.seed),
       ...records.accounts.map((a) => a.key),
       ...records.privateKeys.map((k) => k.key),
+      ...records.oauth2Credentials.map((c) => c.sealedClientSecret),
     ];
     expect(
       scan(

@@ -115,6 +115,7 @@ describe.each(STORE_TARGETS)('sessions on %s', (_, openStore) => {
       signerPublicKey: kh.server.keyhold.signerPublicKey,
       notarizerPublicKey: kh.server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: kh.server.keyhold.tlsFetcherSignPublicKey,
+      tlsFetcherEncryptPublicKey: kh.server.keyhold.tlsFetcherEncryptPublicKey,
       webhookKeys: jwks.keys,
     });
     expect(document.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);

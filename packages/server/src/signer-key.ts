@@ -93,3 +93,25 @@ export function deriveTlsFetcherKey(masterKey: Uint8Array): SignerKey {
 
 /** The inversify service identifier of the TLS-fetcher signing key (a SignerKey). */
 export const TlsFetcherKey: unique symbol = Symbol.for('keyhold.TlsFetcherKey');
+
+/**
+ * The TLS-fetcher encryption key: OAuth 2 client secrets arrive encrypted to it
+ * (`encryptOauth2ClientSecret` of `@turnkey/crypto` with `tlsFetcherEncryptPublicKey` as its
+ * override), and are sealed for storage under a key derived from it. Derived from the master
+ * key like the signing key (its own HKDF label), so every instance opens what any one stored.
+ * @example
+ * deriveTlsFetcherEncryptKey(masterKey).publicKey; // '04…', stable for one master key
+ */
+export function deriveTlsFetcherEncryptKey(masterKey: Uint8Array): SignerKey {
+  const seed = hkdf(
+    sha256,
+    masterKey,
+    utf8('keyhold'),
+    utf8('keyhold/tls-fetcher-encrypt/p256/v1'),
+    48,
+  );
+  return signerKeyFrom(p256.utils.randomSecretKey(seed));
+}
+
+/** The inversify service identifier of the TLS-fetcher encryption key (a SignerKey). */
+export const TlsFetcherEncryptKey: unique symbol = Symbol.for('keyhold.TlsFetcherEncryptKey');

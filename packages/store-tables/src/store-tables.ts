@@ -10,6 +10,7 @@ import { API_KEYS } from './tables/api-keys.js';
 import { AUDIT_ENTRIES, AUDIT_HEADS } from './tables/audit-log.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
 import { INVITATIONS } from './tables/invitations.js';
+import { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
 import { POLICIES } from './tables/policies.js';
@@ -47,6 +48,7 @@ export const STORE_TABLES = {
   auditEntries: AUDIT_ENTRIES,
   auditHeads: AUDIT_HEADS,
   invitations: INVITATIONS,
+  oauth2Credentials: OAUTH2_CREDENTIALS,
 } as const;
 
 /**

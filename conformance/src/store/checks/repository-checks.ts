@@ -497,6 +497,54 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     expect(await tx((t) => t.wallets.get(org, w1.walletId))).toEqual(exported);
   });
 
+  check(
+    'oauth2 credentials: get, list by creation, update, delete, conflict; gone with the organization',
+    async () => {
+      const org = organization({ parentOrganizationId: undefined });
+      const orgId = org.organizationId;
+      const credential = (createdAt: number) => ({
+        organizationId: orgId,
+        oauth2CredentialId: fresh('oauth2'),
+        provider: 'OAUTH2_PROVIDER_X',
+        clientId: `app-${createdAt}`,
+        sealedClientSecret: `v1.sealed-${createdAt}`,
+        createdAt,
+        updatedAt: createdAt,
+      });
+      const c2 = credential(2);
+      const c1 = credential(1);
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.oauth2Credentials.insert(c2);
+        await t.oauth2Credentials.insert(c1);
+      });
+      expect(await tx((t) => t.oauth2Credentials.list(orgId))).toEqual([c1, c2]);
+      expect(await tx((t) => t.oauth2Credentials.get(orgId, c2.oauth2CredentialId))).toEqual(c2);
+      expect(
+        await tx((t) => t.oauth2Credentials.get(fresh('org'), c2.oauth2CredentialId)),
+      ).toBeUndefined();
+      expect(await conflict(tx((t) => t.oauth2Credentials.insert(c1)))).toBe(
+        'oauth2_credential_pkey',
+      );
+      const updated = {
+        ...c1,
+        provider: 'OAUTH2_PROVIDER_DISCORD',
+        clientId: 'other',
+        sealedClientSecret: 'v1.resealed',
+        updatedAt: 9,
+      };
+      await tx((t) => t.oauth2Credentials.update(updated));
+      expect(await tx((t) => t.oauth2Credentials.get(orgId, c1.oauth2CredentialId))).toEqual(
+        updated,
+      );
+      await tx((t) => t.oauth2Credentials.delete(orgId, c2.oauth2CredentialId));
+      await tx((t) => t.oauth2Credentials.delete(orgId, fresh('missing')));
+      expect(await tx((t) => t.oauth2Credentials.list(orgId))).toEqual([updated]);
+      await tx((t) => t.organizations.delete(orgId));
+      expect(await tx((t) => t.oauth2Credentials.list(orgId))).toEqual([]);
+    },
+  );
+
   check('wallet accounts: creation order, per-wallet listing, lookups, conflicts', async () => {
     const org = fresh('org');
     const [wa, wb] = [fresh('wallet'), fresh('wallet')];

@@ -16,6 +16,7 @@ import type {
 import type { ActivityScope } from '../activity-scope.js';
 import type { Ids } from '../ports/ids.js';
 import type { Notifier } from '../ports/notifier.js';
+import type { Oauth2Gateway } from '../ports/oauth2-gateway.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
@@ -43,6 +44,12 @@ export interface ActivityContext {
   readonly tlsFetcher: BundleSigner;
   /** Sends one-time codes by email or SMS. */
   readonly notifier: Notifier;
+  /**
+   * OAuth 2 credentials and the code exchange: the TLS-fetcher encryption key (client secrets
+   * arrive encrypted to it, and are sealed under a key derived from it), the gateway that
+   * reaches the providers, and the issuer of the OIDC tokens OAUTH2_AUTHENTICATE signs.
+   */
+  readonly oauth2: Oauth2Settings;
   readonly ids: Ids;
   /** The activity's time (epoch ms): every record it writes carries it. */
   readonly now: number;
@@ -55,6 +62,19 @@ export interface ActivityContext {
    * activity stands (its records are already committed).
    */
   afterCommit(description: string, effect: () => Promise<unknown>): void;
+}
+
+/**
+ * What the OAuth 2 handlers use (see `ActivityContext.oauth2`).
+ * @example
+ * const oauth2: Oauth2Settings = { encryptionKey, gateway: noOauth2Gateway('none'), issuer: 'https://keyhold.example' };
+ */
+export interface Oauth2Settings {
+  /** The TLS-fetcher encryption key (`tlsFetcherEncryptPublicKey` is its public half). */
+  readonly encryptionKey: BundleSigner;
+  readonly gateway: Oauth2Gateway;
+  /** The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues. */
+  readonly issuer: string;
 }
 
 /**

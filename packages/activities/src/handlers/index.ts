@@ -33,6 +33,12 @@ import {
   disablePrivateKeyHandler,
 } from './lifecycle.js';
 import {
+  createOauth2CredentialHandler,
+  deleteOauth2CredentialHandler,
+  oauth2AuthenticateHandler,
+  updateOauth2CredentialHandler,
+} from './oauth2-credentials.js';
+import {
   updateAllowedOriginsHandler,
   updateOrganizationNameHandler,
   updateRootQuorumHandler,
@@ -88,6 +94,7 @@ export type {
   ActivityResult,
   HandledKind,
   HandlerOf,
+  Oauth2Settings,
   PrecheckSettings,
   ProposalContext,
   ValidatedIntent,
@@ -163,6 +170,10 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   CREATE_INVITATIONS: createInvitationsHandler,
   ACCEPT_INVITATION: acceptInvitationHandler,
   DELETE_INVITATION: deleteInvitationHandler,
+  CREATE_OAUTH2_CREDENTIAL: createOauth2CredentialHandler,
+  UPDATE_OAUTH2_CREDENTIAL: updateOauth2CredentialHandler,
+  DELETE_OAUTH2_CREDENTIAL: deleteOauth2CredentialHandler,
+  OAUTH2_AUTHENTICATE: oauth2AuthenticateHandler,
 };
 
 /**

@@ -16,6 +16,7 @@ import type {
   AuditHeadRecord,
   AuthenticatorRecord,
   InvitationRecord,
+  Oauth2CredentialRecord,
   OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,
@@ -346,6 +347,18 @@ export interface InvitationRepository {
   delete(organizationId: string, invitationId: string): Promise<void>;
 }
 
+/** OAuth 2.0 credentials (CREATE/UPDATE/DELETE_OAUTH2_CREDENTIAL), listed by `createdAt`. */
+export interface Oauth2CredentialRepository {
+  get(
+    organizationId: string,
+    oauth2CredentialId: string,
+  ): Promise<Oauth2CredentialRecord | undefined>;
+  list(organizationId: string): Promise<Oauth2CredentialRecord[]>;
+  insert(record: Oauth2CredentialRecord): Promise<void>;
+  update(record: Oauth2CredentialRecord): Promise<void>;
+  delete(organizationId: string, oauth2CredentialId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -373,6 +386,7 @@ export interface StoreTransaction {
   readonly otps: OtpRepository;
   readonly auditLog: AuditLogRepository;
   readonly invitations: InvitationRepository;
+  readonly oauth2Credentials: Oauth2CredentialRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

@@ -11,6 +11,7 @@ import {
   listWalletAccounts,
   listWallets,
 } from './key-queries.js';
+import { getOauth2Credential, listOauth2Credentials } from './oauth2-queries.js';
 import {
   getApiKey,
   getApiKeys,
@@ -68,6 +69,8 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   list_user_tags: listUserTags,
   list_private_key_tags: listPrivateKeyTags,
   list_webhook_endpoints: listWebhookEndpoints,
+  get_oauth2_credential: getOauth2Credential,
+  list_oauth2_credentials: listOauth2Credentials,
   list_suborgs: listSubOrganizations,
   list_verified_suborgs: listVerifiedSubOrganizations,
 };

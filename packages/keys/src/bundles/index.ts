@@ -23,6 +23,8 @@ export {
   parseImportedPrivateKey,
 } from './import-bundle.js';
 export { createOtpTargetBundle, type OtpBundleContent, openOtpBundle } from './otp-bundle.js';
+export { MAX_QUORUM_ENVELOPE_BYTES, openQuorumEnvelope } from './quorum-envelope.js';
+export { openSealedSecret, sealSecret } from './sealed-secret.js';
 export {
   BUNDLE_VERSION,
   type BundleSigner,

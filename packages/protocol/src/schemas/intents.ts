@@ -99,6 +99,21 @@ const sessionExpirationSeconds = () =>
 const sessionPublicKey = () =>
   withError(str({ pattern: '^(0x)?[0-9a-fA-F]{66}$' }), 'INVALID_PUBLIC_KEY', 'INVALID_PUBLIC_KEY');
 
+/** `v1Oauth2Provider`: the OAuth 2.0-only providers Keyhold exchanges codes with. */
+export const OAUTH2_PROVIDERS = ['OAUTH2_PROVIDER_X', 'OAUTH2_PROVIDER_DISCORD'] as const;
+
+/** An OAuth 2 credential's members: the provider, the app's client id, its encrypted secret. */
+const oauth2CredentialProperties = () => ({
+  provider: enumOf(OAUTH2_PROVIDERS, 'INVALID_OAUTH2_PROVIDER', 'INVALID_OAUTH2_PROVIDER'),
+  clientId: str({ minLength: 1, maxLength: 512 }),
+  // Hex of the quorum-key envelope (`encryptOauth2ClientSecret`); 32 KiB bounds any secret.
+  encryptedClientSecret: withError(
+    str({ minLength: 2, maxLength: 32768 }),
+    'INVALID_ENCRYPTED_CLIENT_SECRET',
+    'INVALID_ENCRYPTED_CLIENT_SECRET',
+  ),
+});
+
 /** The only webhook event type Keyhold emits (interface spec, Events). */
 export const WEBHOOK_EVENT_TYPES = ['ACTIVITY_UPDATES'] as const;
 
@@ -539,6 +554,34 @@ export const INTENT_SCHEMAS = {
     ['targetPublicKey'],
   ),
   ACTIVITY_TYPE_CREATE_READ_ONLY_SESSION: obj({}, []),
+
+  ACTIVITY_TYPE_CREATE_OAUTH2_CREDENTIAL: obj(oauth2CredentialProperties(), [
+    'provider',
+    'clientId',
+    'encryptedClientSecret',
+  ]),
+  ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL: obj(
+    { oauth2CredentialId: uuid(), ...oauth2CredentialProperties() },
+    ['oauth2CredentialId', 'provider', 'clientId', 'encryptedClientSecret'],
+  ),
+  ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL: obj({ oauth2CredentialId: uuid() }, [
+    'oauth2CredentialId',
+  ]),
+  ACTIVITY_TYPE_OAUTH2_AUTHENTICATE: obj(
+    {
+      oauth2CredentialId: uuid(),
+      authCode: str({ minLength: 1, maxLength: 4096 }),
+      redirectUri: str({ minLength: 1, maxLength: 2048 }),
+      // RFC 7636: 43–128 characters of [A-Za-z0-9-._~]; empty when the app uses no PKCE.
+      codeVerifier: withError(
+        str({ pattern: '^([A-Za-z0-9._~-]{43,128})?$' }),
+        'INVALID_CODE_VERIFIER',
+      ),
+      nonce: str({ minLength: 1, maxLength: 256 }),
+      bearerTokenTargetPublicKey: targetPublicKey(),
+    },
+    ['oauth2CredentialId', 'authCode', 'redirectUri', 'codeVerifier', 'nonce'],
+  ),
 
   ACTIVITY_TYPE_INIT_OTP: obj(initOtpProperties, ['otpType', 'contact']),
   ACTIVITY_TYPE_INIT_OTP_V2: obj({ ...initOtpProperties, appName: str({ maxLength: 256 }) }, [

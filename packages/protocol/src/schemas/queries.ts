@@ -79,6 +79,8 @@ export const QUERY_SCHEMAS = {
   list_user_tags: q({}),
   list_private_key_tags: q({}),
   list_webhook_endpoints: q({}),
+  get_oauth2_credential: q({ oauth2CredentialId: uuid() }, ['oauth2CredentialId']),
+  list_oauth2_credentials: q({}),
   list_suborgs: q({
     filterType: enumOf(SUB_ORG_FILTER_TYPES),
     filterValue: str({ maxLength: 8192 }),
