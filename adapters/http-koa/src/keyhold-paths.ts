@@ -10,7 +10,7 @@
  * endpoints (`/keyhold/v1/*`) and the payment gateway networks of the spec. Unknown names under these prefixes still go to Keyhold, so that
  * clients get its 404/501 Status body rather than the host's 404 page.
  */
-const PREFIXES = ['/public/', '/keyhold/', '/base-mainnet/', '/base-sepolia/'];
+const PREFIXES = ['/public/', '/keyhold/', '/base-mainnet/', '/base-sepolia/', '/pay/'];
 
 /** The probes. */
 const EXACT = new Set(['/health', '/ready']);

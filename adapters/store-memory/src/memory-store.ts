@@ -89,6 +89,9 @@ class State {
   policyEvaluationsByActivity = this.policyEvaluations.lister(['organizationId', 'activityId']);
   webhookEndpoints = new MemoryTable(STORE_TABLES.webhookEndpoints, this.next);
   otps = new MemoryTable(STORE_TABLES.otps, this.next);
+  payments = new MemoryTable(STORE_TABLES.payments, this.next);
+  paymentByAuthorization = this.payments.finder(['authorizationKey']);
+  paymentsByStatus = this.payments.lister(['status']);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -492,6 +495,16 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
     },
     otps: s.otps.over(j),
+    payments: {
+      ...s.payments.over(j),
+      async findByAuthorization(authorizationKey) {
+        const r = s.paymentByAuthorization(authorizationKey);
+        return r && clone(r);
+      },
+      async listByStatus(status) {
+        return s.paymentsByStatus(status).map(clone);
+      },
+    },
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

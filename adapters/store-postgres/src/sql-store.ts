@@ -32,6 +32,9 @@ import {
   type OrganizationRecord,
   type OrganizationRepository,
   type PageRequest,
+  type PaymentRecord,
+  type PaymentRepository,
+  type PaymentStatus,
   type PolicyEvaluationRecord,
   type PolicyEvaluationRepository,
   type PrivateKeyRecord,
@@ -79,6 +82,9 @@ const policyEvaluations = new SqlTable(STORE_TABLES.policyEvaluations);
 const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 'activityId']);
 const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
 const otps = new SqlTable(STORE_TABLES.otps);
+const payments = new SqlTable(STORE_TABLES.payments);
+const paymentByAuthorization = payments.finder(['authorizationKey']);
+const paymentsByStatus = payments.lister(['status']);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -506,6 +512,21 @@ class WebhookDeliveryRepositoryOver
   }
 }
 
+/** Payments, found by their authorization and listed by status (the reconciler's scan). */
+class PaymentRepositoryOver extends SqlRepository<PaymentRecord> implements PaymentRepository {
+  constructor(db: SqlClient) {
+    super(payments, db);
+  }
+
+  findByAuthorization(authorizationKey: string): Promise<PaymentRecord | undefined> {
+    return paymentByAuthorization(this.db, authorizationKey);
+  }
+
+  listByStatus(status: PaymentStatus): Promise<PaymentRecord[]> {
+    return paymentsByStatus(this.db, status);
+  }
+}
+
 /** The repositories of one transaction: one small object per table, no closures. */
 function transactionOver(
   db: SqlClient,
@@ -529,6 +550,7 @@ function transactionOver(
     webhookEndpoints: new SqlRepository(webhookEndpoints, db),
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
     otps: new SqlRepository(otps, db),
+    payments: new PaymentRepositoryOver(db),
   };
 }
 

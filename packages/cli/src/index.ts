@@ -9,6 +9,14 @@
 export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
 export { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
 export {
+  createPayGateway,
+  PAY_PATH_PREFIX,
+  type PayGatewayOptions,
+  parseEvmRpcFlags,
+  type RunningPayGateway,
+  withPayGateway,
+} from './pay-gateway.js';
+export {
   type HttpAdapterKind,
   type RunningServer,
   type ServeOptions,

@@ -14,6 +14,7 @@ import {
 import { logNotifier } from '@keyhold/notifier-log';
 import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
 import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
+import type { PayNetwork } from '@keyhold/payments';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { type KeyholdOptions, stderrLogger } from '@keyhold/server';
@@ -23,6 +24,7 @@ import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { DataDirectoryError } from './data-directory.js';
 import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
 import type { HttpServerLimits } from './http-server.js';
+import { parseEvmRpcFlags } from './pay-gateway.js';
 import { type RunningServer, startServer } from './start-server.js';
 import {
   DEFAULT_DATA_DIR,
@@ -67,6 +69,10 @@ const HELP = `usage: keyhold serve [options]
                                     Without --smtp (--sms-url), email (SMS) codes are printed on
                                     stderr as JSON lines in development; in production INIT_OTP
                                     answers that no transport is configured.
+  --evm-rpc NETWORK=URL             serve the payment gateway (an x402 facilitator) at <url>/pay
+                                    on this chain; NETWORK is base-sepolia or base-mainnet;
+                                    repeatable. Needs --bootstrap-api-public-key: the settlement
+                                    key is a private key of that organization
 ${HTTP_LIMIT_HELP}
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
@@ -129,6 +135,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       smtp: { type: 'string' },
       'email-from': { type: 'string' },
       'sms-url': { type: 'string' },
+      'evm-rpc': { type: 'string', multiple: true },
       ...HTTP_LIMIT_OPTIONS,
       help: { type: 'boolean' },
     },
@@ -139,7 +146,14 @@ export async function runServeCommand(args: string[]): Promise<number> {
   }
   const logger = stderrLogger();
   let httpLimits: HttpServerLimits;
+  let evmRpc: Map<PayNetwork, string>;
   try {
+    evmRpc = parseEvmRpcFlags(values['evm-rpc'] ?? []);
+    if (evmRpc.size > 0 && values['bootstrap-api-public-key'] === undefined) {
+      throw new Error(
+        '--evm-rpc needs --bootstrap-api-public-key: the settlement key is a private key of that organization',
+      );
+    }
     httpLimits = httpLimitsFromFlags(values);
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
     if (stores.length > 1) throw new Error('choose one of --memory, --data and --postgres');
@@ -323,6 +337,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
+      ...(evmRpc.size > 0 ? { pay: { chains: evmRpc } } : {}),
     });
   } catch (error) {
     return fail(startFailure(error, values, port));
@@ -346,6 +361,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
       signerPublicKey: server.keyhold.signerPublicKey,
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
+      ...(server.payUrl
+        ? { payUrl: server.payUrl, paySignerAddress: server.paySignerAddress }
+        : {}),
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });

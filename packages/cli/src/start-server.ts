@@ -6,9 +6,17 @@
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RequestHandler } from '@keyhold/protocol';
 import { createKeyhold, type Keyhold, type KeyholdOptions, Logger } from '@keyhold/server';
 import type Koa from 'koa';
 import { createHttpServer, type HttpServerLimits, resolveHttpServerLimits } from './http-server.js';
+import {
+  createPayGateway,
+  PAY_PATH_PREFIX,
+  type PayGatewayOptions,
+  type RunningPayGateway,
+  withPayGateway,
+} from './pay-gateway.js';
 
 /**
  * The HTTP adapters `startServer` can serve through.
@@ -34,6 +42,11 @@ export interface ServeOptions extends KeyholdOptions, HttpServerLimits {
   http?: HttpAdapterKind;
   /** How often due webhook deliveries are sent, in ms; 0 sends none. Default 1000. */
   webhookIntervalMs?: number;
+  /**
+   * Serves the payment gateway at `<url>/pay` on these chains (`keyhold serve --evm-rpc`). Its
+   * organization defaults to the bootstrap organization, which it then needs.
+   */
+  pay?: Omit<PayGatewayOptions, 'organizationId'> & { organizationId?: string };
 }
 
 /** A listening server started by `startServer`. */
@@ -42,6 +55,12 @@ export interface RunningServer {
   keyhold: Keyhold;
   organizationId?: string;
   userId?: string;
+  /** `<url>/pay`, when the payment gateway is served. */
+  payUrl?: string;
+  /** The payment gateway's settlement account (it submits and pays gas for settlements). */
+  paySignerAddress?: string;
+  /** The payment gateway, when it is served. */
+  pay?: RunningPayGateway;
   /** Stops accepting connections, lets in-flight requests finish, closes the store. */
   close(): Promise<void>;
 }
@@ -51,7 +70,11 @@ export interface RunningServer {
  * the same handler, so they answer alike; the node:http server around them (and so draining)
  * is the same. Only the chosen adapter is loaded, when a server starts.
  */
-async function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): Promise<RequestListener> {
+async function requestListener(
+  kind: HttpAdapterKind,
+  keyhold: Keyhold,
+  handler: RequestHandler,
+): Promise<RequestListener> {
   if (kind === 'koa') {
     const [{ default: Koa }, { createKeyholdMiddleware, isClientDisconnect }] = await Promise.all([
       import('koa'),
@@ -59,7 +82,7 @@ async function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): Promise
     ]);
     const app = new Koa();
     // fallThrough: false — nothing else is mounted, so unknown paths get Keyhold's 404 Status.
-    app.use(createKeyholdMiddleware(keyhold, { fallThrough: false }));
+    app.use(createKeyholdMiddleware(handler, { fallThrough: false }));
     // Faults the middleware turned into 500 Status bodies: log them as Keyhold does (no stack).
     // Koa also reports a client resetting its connection mid-request: not a fault.
     const logger = keyhold.container.get<Logger>(Logger);
@@ -81,7 +104,7 @@ async function requestListener(kind: HttpAdapterKind, keyhold: Keyhold): Promise
   ]);
   const app = express();
   app.disable('x-powered-by');
-  app.use(createKeyholdRouter(keyhold));
+  app.use(createKeyholdRouter(handler));
   return app;
 }
 
@@ -108,8 +131,19 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     organizationId = result.organizationId;
     userId = result.userId;
   }
+  let pay: RunningPayGateway | undefined;
+  if (options.pay) {
+    const payOrganizationId = options.pay.organizationId ?? organizationId;
+    if (!payOrganizationId) {
+      throw new Error(
+        'the payment gateway needs an organization for its settlement key: the bootstrap organization (--bootstrap-api-public-key)',
+      );
+    }
+    pay = await createPayGateway(keyhold, { ...options.pay, organizationId: payOrganizationId });
+  }
+  const handler: RequestHandler = pay ? withPayGateway(keyhold, pay.gateway) : keyhold;
   const edge = createHttpServer(
-    await requestListener(http, keyhold),
+    await requestListener(http, keyhold, handler),
     limits,
     keyhold.container.get<Logger>(Logger),
   );
@@ -135,9 +169,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (webhookIntervalMs > 0) keyhold.startWebhookDelivery(webhookIntervalMs);
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
     keyhold,
+    ...(pay
+      ? { pay, payUrl: `${url}${PAY_PATH_PREFIX}`, paySignerAddress: pay.signerAddress }
+      : {}),
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),
     async close() {
@@ -149,6 +187,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await pay?.close();
       await keyhold.close();
     },
   };

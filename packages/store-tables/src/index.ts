@@ -22,6 +22,7 @@ export { API_KEYS } from './tables/api-keys.js';
 export { AUTHENTICATORS } from './tables/authenticators.js';
 export { ORGANIZATIONS } from './tables/organizations.js';
 export { OTPS } from './tables/otps.js';
+export { PAYMENTS } from './tables/payments.js';
 export { POLICIES } from './tables/policies.js';
 export { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 export { PRIVATE_KEYS } from './tables/private-keys.js';

@@ -10,6 +10,7 @@ import { API_KEYS } from './tables/api-keys.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
+import { PAYMENTS } from './tables/payments.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 import { PRIVATE_KEYS } from './tables/private-keys.js';
@@ -42,6 +43,7 @@ export const STORE_TABLES = {
   webhookDeliveries: WEBHOOK_DELIVERIES,
   authenticators: AUTHENTICATORS,
   otps: OTPS,
+  payments: PAYMENTS,
 } as const;
 
 /**

@@ -15,6 +15,8 @@ import type {
   AuthenticatorRecord,
   OrganizationRecord,
   OtpRecord,
+  PaymentRecord,
+  PaymentStatus,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -310,6 +312,23 @@ export interface OtpRepository {
   delete(organizationId: string, otpId: string): Promise<void>;
 }
 
+/**
+ * The payment gateway's payments (`@keyhold/payments`), one per EIP-3009 authorization
+ * (`authorizationKey` unique across organizations: a replay finds the first).
+ */
+export interface PaymentRepository {
+  get(organizationId: string, paymentId: string): Promise<PaymentRecord | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(organizationId: string, paymentId: string): Promise<PaymentRecord | undefined>;
+  list(organizationId: string): Promise<PaymentRecord[]>;
+  /** Refuses a taken key or authorization (StoreConflictError `payment_pkey` / `payment_authorization`). */
+  insert(record: PaymentRecord): Promise<void>;
+  update(record: PaymentRecord): Promise<void>;
+  findByAuthorization(authorizationKey: string): Promise<PaymentRecord | undefined>;
+  /** Every organization's payments in one status (the reconciler's `submitted` and `unknown`). */
+  listByStatus(status: PaymentStatus): Promise<PaymentRecord[]>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -335,6 +354,7 @@ export interface StoreTransaction {
    */
   savepoint<T>(work: () => Promise<T>): Promise<T>;
   readonly otps: OtpRepository;
+  readonly payments: PaymentRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */
