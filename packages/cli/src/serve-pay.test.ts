@@ -226,6 +226,29 @@ describe('the payment gateway at <url>/pay', () => {
     });
   });
 
+  it('settles one authorization once when it arrives twice at the same time', async () => {
+    const body = { x402Version: 2, ...(await payload('50')) };
+    const before = await anvil.balanceOf(payee);
+    const answers = await Promise.all(
+      Array.from({ length: 3 }, () => call('POST', '/base-sepolia/settle', body)),
+    );
+    const settled = answers.filter((a) => a.json.success === true);
+    expect(settled).toHaveLength(1);
+    for (const other of answers.filter((a) => a.json.success !== true)) {
+      // Still being settled by the first, or already settled by it: never a second transfer.
+      expect(
+        other.json.errorCode === 'PAYMENT_STATUS_UNKNOWN'
+          ? other.json.paymentId
+          : other.json.errorReason,
+      ).toBe(
+        other.json.errorCode === 'PAYMENT_STATUS_UNKNOWN'
+          ? settled[0]!.json.paymentId
+          : 'invalid_exact_evm_nonce_already_used',
+      );
+    }
+    expect(await anvil.balanceOf(payee)).toBe(before + 50n);
+  });
+
   it('settles a stock v1 payload (x402Version 1, network base-sepolia)', async () => {
     const v1Requirements = {
       scheme: 'exact',
@@ -247,7 +270,7 @@ describe('the payment gateway at <url>/pay', () => {
     const body = { x402Version: 1, paymentPayload, paymentRequirements: v1Requirements };
     const settled = await call('POST', '/base-sepolia/settle', body);
     expect(settled.json).toMatchObject({ success: true, network: 'base-sepolia' });
-    expect(await anvil.balanceOf(payee)).toBe(12_000n);
+    expect(await anvil.balanceOf(payee)).toBe(12_050n);
   });
 
   it('answers the stored outcome for the same payment-identifier, and 409 for another payload', async () => {
@@ -257,7 +280,7 @@ describe('the payment gateway at <url>/pay', () => {
     expect(settled.json).toMatchObject({ success: true, paymentId: id });
     const repeated = await call('POST', '/base-sepolia/settle', { x402Version: 2, ...first });
     expect(repeated.json).toEqual(settled.json);
-    expect(await anvil.balanceOf(payee)).toBe(13_000n);
+    expect(await anvil.balanceOf(payee)).toBe(13_050n);
     const other = await payload('1001', { id });
     const conflict = await call('POST', '/base-sepolia/settle', { x402Version: 2, ...other });
     expect(conflict).toMatchObject({

@@ -240,9 +240,15 @@ export class PayFacilitator {
       });
     } catch (error) {
       if (PayError.is(error)) throw error;
-      // Another request claimed the authorization (or the id) between the read and now.
+      // Another request claimed the authorization (or the id) between the read and now: its
+      // payment is the one to look up.
       if (portErrorCodeOf(error) === 'STORE_CONFLICT') {
-        throw new PayError('PAYMENT_STATUS_UNKNOWN', { paymentId: record.paymentId });
+        const winner = await store
+          .transaction((tx) => tx.payments.findByAuthorization(authorizationKey))
+          .catch(() => undefined);
+        throw new PayError('PAYMENT_STATUS_UNKNOWN', {
+          paymentId: winner?.paymentId ?? record.paymentId,
+        });
       }
       throw this.serviceUnavailable(error);
     }
