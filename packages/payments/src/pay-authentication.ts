@@ -32,7 +32,9 @@ const FORBIDDEN = new Set([
 
 /**
  * The principal of a stamped request to `organizationId`'s endpoints; `then` runs in the same
- * Store transaction (reads of the organization's records).
+ * Store transaction (reads of the organization's records). The stamp is verified over the raw
+ * bytes first: a function `organizationId` (one that reads the body) runs only once it holds,
+ * so nothing of an unauthenticated body is parsed.
  * @throws PayError PAYMENT_AUTH_INVALID, PAYMENT_AUTH_FORBIDDEN, PAYMENT_AUTH_UNAVAILABLE
  * @example
  * const principal = await authenticateOrganizationRequest(deps, request, organizationId);
@@ -40,16 +42,19 @@ const FORBIDDEN = new Set([
 export async function authenticateOrganizationRequest<T = undefined>(
   deps: { store: Store; verifier: SignatureVerifier; clock: Clock },
   request: { headers: Readonly<Record<string, string | undefined>>; rawBody: Uint8Array },
-  organizationId: string,
+  organizationId: string | (() => string),
   then?: (tx: StoreTransaction, principal: Principal) => Promise<T>,
 ): Promise<{ principal: Principal; value: T }> {
   try {
     const stamp = parseStamp(request.headers);
     if (stamp.kind === 'webauthn') checkWebauthnChallenge(stamp, request.rawBody);
     else await verifyStamp(deps.verifier, stamp, request.rawBody);
+    const id = typeof organizationId === 'function' ? organizationId() : organizationId;
     return await deps.store.transaction(async (tx) => {
-      const organization = await tx.organizations.get(organizationId);
-      if (!organization) throw new PayError('PAYMENT_AUTH_FORBIDDEN', { reason: 'organization' });
+      const organization = await tx.organizations.get(id);
+      if (!organization) {
+        throw new PayError('PAYMENT_AUTH_FORBIDDEN', { reason: `no organization ${id}` });
+      }
       const principal = await findPrincipal(tx, organization, stamp, deps.clock.now());
       const value = then ? await then(tx, principal) : (undefined as T);
       return { principal, value };

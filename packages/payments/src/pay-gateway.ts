@@ -137,18 +137,26 @@ export class PayGateway implements RequestHandler {
    * must be an Ethereum address of one of its wallet accounts or private keys.
    */
   private async charge(network: PayNetwork, request: RawRequest): Promise<RawResponse> {
-    const body = jsonBody(request.rawBody);
-    const organizationId =
-      typeof body === 'object' && body !== null
-        ? (body as { organizationId?: unknown }).organizationId
-        : undefined;
-    if (typeof organizationId !== 'string' || organizationId.length === 0) {
-      throw new PayError('PAYMENT_REQUEST_INVALID', { reason: 'organizationId is required' });
-    }
     const { facilitator } = this.deps;
-    const payment = facilitator.read(network, body);
-    const payTo = payment.requirements.payTo;
-    await authenticateOrganizationRequest(this.deps, request, organizationId, async (tx) => {
+    // Read only once the stamp holds over the raw bytes.
+    let body: unknown;
+    let payment: ReturnType<PayFacilitator['read']> | undefined;
+    let organizationId = '';
+    const read = (): string => {
+      body = jsonBody(request.rawBody);
+      const named =
+        typeof body === 'object' && body !== null
+          ? (body as { organizationId?: unknown }).organizationId
+          : undefined;
+      if (typeof named !== 'string' || named.length === 0) {
+        throw new PayError('PAYMENT_REQUEST_INVALID', { reason: 'organizationId is required' });
+      }
+      organizationId = named;
+      payment = facilitator.read(network, body);
+      return named;
+    };
+    await authenticateOrganizationRequest(this.deps, request, read, async (tx) => {
+      const payTo = payment!.requirements.payTo;
       const held =
         (await tx.walletAccounts.findByAddress(organizationId, payTo)) ??
         (await tx.privateKeys.findByAddress(organizationId, payTo));
@@ -162,7 +170,7 @@ export class PayGateway implements RequestHandler {
       network,
       body,
       { organizationId, source: 'charge' },
-      payment,
+      payment!,
     );
     if (!result.success) {
       throw new PayError('PAYMENT_NOT_FULFILLABLE', {
