@@ -7,12 +7,12 @@
  */
 
 export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
+export { parseEvmRpcFlags } from './evm-rpc-flags.js';
 export { HTTP_SERVER_DEFAULTS, type HttpServerLimits } from './http-server.js';
 export {
   createPayGateway,
   PAY_PATH_PREFIX,
   type PayGatewayOptions,
-  parseEvmRpcFlags,
   type RunningPayGateway,
   withPayGateway,
 } from './pay-gateway.js';

@@ -11,7 +11,6 @@ import { createViemEvmChain } from '@keyhold/chain-evm-viem';
 import { KeyVault } from '@keyhold/keys';
 import {
   type EvmChain,
-  isPayNetwork,
   openSettlementAccount,
   PayFacilitator,
   PayGateway,
@@ -47,30 +46,6 @@ export interface RunningPayGateway {
   readonly signerAddress: string;
   /** Stops the reconciler. */
   close(): Promise<void>;
-}
-
-/**
- * The networks of repeated `--evm-rpc NETWORK=URL` flags.
- * @throws Error naming the flag when one is malformed or names a network twice
- * @example
- * parseEvmRpcFlags(['base-sepolia=http://127.0.0.1:8545']); // Map { 'base-sepolia' => 'http://…' }
- */
-export function parseEvmRpcFlags(flags: readonly string[]): Map<PayNetwork, string> {
-  const chains = new Map<PayNetwork, string>();
-  for (const flag of flags) {
-    const at = flag.indexOf('=');
-    const network = flag.slice(0, Math.max(at, 0));
-    const url = flag.slice(at + 1);
-    if (at < 0 || !isPayNetwork(network)) {
-      throw new Error(
-        `--evm-rpc must be NETWORK=URL with NETWORK base-sepolia or base-mainnet, got "${flag}"`,
-      );
-    }
-    if (!/^https?:\/\//.test(url)) throw new Error(`--evm-rpc ${network}: the URL must be http(s)`);
-    if (chains.has(network)) throw new Error(`--evm-rpc ${network} is given twice`);
-    chains.set(network, url);
-  }
-  return chains;
 }
 
 /**

@@ -22,9 +22,9 @@ import { StoreOpenError } from '@keyhold/store-postgres';
 import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { DataDirectoryError } from './data-directory.js';
+import { parseEvmRpcFlags } from './evm-rpc-flags.js';
 import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
 import type { HttpServerLimits } from './http-server.js';
-import { parseEvmRpcFlags } from './pay-gateway.js';
 import { type RunningServer, startServer } from './start-server.js';
 import {
   DEFAULT_DATA_DIR,

@@ -20,7 +20,7 @@ import {
   startAnvilUsdc,
 } from '../../../adapters/chain-evm-viem/src/testing/anvil-usdc.js';
 import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
-import { parseEvmRpcFlags } from './pay-gateway.js';
+import { parseEvmRpcFlags } from './evm-rpc-flags.js';
 import { runServeCommand } from './serve-command.js';
 
 let anvil: AnvilUsdc;

@@ -10,13 +10,8 @@ import type { RequestHandler } from '@keyhold/protocol';
 import { createKeyhold, type Keyhold, type KeyholdOptions, Logger } from '@keyhold/server';
 import type Koa from 'koa';
 import { createHttpServer, type HttpServerLimits, resolveHttpServerLimits } from './http-server.js';
-import {
-  createPayGateway,
-  PAY_PATH_PREFIX,
-  type PayGatewayOptions,
-  type RunningPayGateway,
-  withPayGateway,
-} from './pay-gateway.js';
+// Types only: the gateway (and viem) is loaded when a server serves it.
+import type { PayGatewayOptions, RunningPayGateway } from './pay-gateway.js';
 
 /**
  * The HTTP adapters `startServer` can serve through.
@@ -132,7 +127,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     userId = result.userId;
   }
   let pay: RunningPayGateway | undefined;
+  let handler: RequestHandler = keyhold;
+  let payUrlPath = '';
   if (options.pay) {
+    const { createPayGateway, PAY_PATH_PREFIX, withPayGateway } = await import('./pay-gateway.js');
     const payOrganizationId = options.pay.organizationId ?? organizationId;
     if (!payOrganizationId) {
       throw new Error(
@@ -140,8 +138,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       );
     }
     pay = await createPayGateway(keyhold, { ...options.pay, organizationId: payOrganizationId });
+    handler = withPayGateway(keyhold, pay.gateway);
+    payUrlPath = PAY_PATH_PREFIX;
   }
-  const handler: RequestHandler = pay ? withPayGateway(keyhold, pay.gateway) : keyhold;
   const edge = createHttpServer(
     await requestListener(http, keyhold, handler),
     limits,
@@ -173,9 +172,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   return {
     url,
     keyhold,
-    ...(pay
-      ? { pay, payUrl: `${url}${PAY_PATH_PREFIX}`, paySignerAddress: pay.signerAddress }
-      : {}),
+    ...(pay ? { pay, payUrl: `${url}${payUrlPath}`, paySignerAddress: pay.signerAddress } : {}),
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),
     async close() {
