@@ -26,7 +26,11 @@ import {
   TransactionReceiptNotFoundError,
 } from 'viem';
 
-/** Options of the viem chain. */
+/**
+ * Options of the viem chain.
+ * @example
+ * createViemEvmChain(url, { timeoutMs: 2_000 } satisfies ViemEvmChainOptions);
+ */
 export interface ViemEvmChainOptions {
   /** Per-request timeout, ms. Default 5000. */
   timeoutMs?: number;

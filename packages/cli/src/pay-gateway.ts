@@ -26,7 +26,11 @@ import { type Keyhold, Logger } from '@keyhold/server';
  */
 export const PAY_PATH_PREFIX = '/pay';
 
-/** How the payment gateway is configured. */
+/**
+ * How the payment gateway is configured.
+ * @example
+ * const options: PayGatewayOptions = { chains: new Map([['base-sepolia', 'http://127.0.0.1:8545']]), organizationId };
+ */
 export interface PayGatewayOptions {
   /** The RPC URL (or an EvmChain) of each network to serve. */
   chains: ReadonlyMap<PayNetwork, EvmChain | string>;
@@ -38,7 +42,12 @@ export interface PayGatewayOptions {
   reconcileIntervalMs?: number;
 }
 
-/** A payment gateway bound to a Keyhold instance. */
+/**
+ * A payment gateway bound to a Keyhold instance.
+ * @example
+ * const pay: RunningPayGateway = await createPayGateway(keyhold, options);
+ * await pay.facilitator.reconcile();
+ */
 export interface RunningPayGateway {
   readonly gateway: PayGateway;
   readonly facilitator: PayFacilitator;

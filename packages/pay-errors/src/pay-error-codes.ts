@@ -6,7 +6,11 @@
  * @module
  */
 
-/** What one errorCode means on the wire. */
+/**
+ * What one errorCode means on the wire.
+ * @example
+ * const entry: PayErrorEntry = PAY_ERROR_CODES.PAYMENT_NOT_FOUND; // { http: 404, retryable: false, … }
+ */
 export interface PayErrorEntry {
   /** The HTTP status of the answer. */
   readonly http: number;

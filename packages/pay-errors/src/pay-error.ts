@@ -22,7 +22,11 @@ export interface PayErrorBody {
   readonly reason?: string;
 }
 
-/** What a PayError may add to its body. */
+/**
+ * What a PayError may add to its body.
+ * @example
+ * new PayError('PAYMENT_NOT_FULFILLABLE', { paymentId, reason: 'invalid_exact_evm_insufficient_balance' });
+ */
 export interface PayErrorDetails {
   readonly paymentId?: string;
   readonly reason?: string;

@@ -40,7 +40,11 @@ export const MULTICALL3_ABI = parseAbi([
   'function getCurrentBlockTimestamp() view returns (uint256 timestamp)',
 ]);
 
-/** Where Multicall3 lives on every EVM chain that has it. */
+/**
+ * Where Multicall3 lives on every EVM chain that has it.
+ * @example
+ * await chain.getCode(MULTICALL3_ADDRESS); // undefined on a bare anvil
+ */
 export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
 /**

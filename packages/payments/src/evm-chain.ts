@@ -6,13 +6,21 @@
  */
 import type { Address, Hex } from 'viem';
 
-/** A transaction's receipt, as far as settlement cares. */
+/**
+ * A transaction's receipt, as far as settlement cares.
+ * @example
+ * const receipt: EvmReceipt = { status: 'success', blockNumber: 12n };
+ */
 export interface EvmReceipt {
   readonly status: 'success' | 'reverted';
   readonly blockNumber: bigint;
 }
 
-/** The fees to offer for an EIP-1559 transaction. */
+/**
+ * The fees to offer for an EIP-1559 transaction.
+ * @example
+ * const fees: EvmFees = { maxFeePerGas: 2_000_000_000n, maxPriorityFeePerGas: 1_000_000n };
+ */
 export interface EvmFees {
   readonly maxFeePerGas: bigint;
   readonly maxPriorityFeePerGas: bigint;

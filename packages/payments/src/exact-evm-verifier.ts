@@ -38,7 +38,11 @@ export interface VerifyResult {
   readonly payer: Address;
 }
 
-/** Seconds an authorization must still be valid for when it is verified (x402's buffer). */
+/**
+ * Seconds an authorization must still be valid for when it is verified (x402's buffer).
+ * @example
+ * authorization.validBefore >= nowSeconds + VALID_BEFORE_BUFFER_SECONDS;
+ */
 export const VALID_BEFORE_BUFFER_SECONDS = 6n;
 
 const refused = (payer: Address, invalidReason: string, invalidMessage?: string): VerifyResult => ({

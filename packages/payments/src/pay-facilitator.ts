@@ -52,7 +52,11 @@ export interface SupportedResult {
   readonly signers: Record<string, string[]>;
 }
 
-/** What the facilitator is built from. */
+/**
+ * What the facilitator is built from.
+ * @example
+ * const deps: PayFacilitatorDeps = { store, clock, ids, chains, organizationId, settlement, receiptTimeoutMs: 15_000 };
+ */
 export interface PayFacilitatorDeps {
   store: Store;
   clock: Clock;
@@ -72,7 +76,11 @@ export interface PayFacilitatorDeps {
   fallbackGas?: bigint;
 }
 
-/** Where a settlement is to be recorded: the payer's `/settle` or an organization's charge. */
+/**
+ * Where a settlement is to be recorded: the payer's `/settle` or an organization's charge.
+ * @example
+ * const context: SettleContext = { organizationId, source: 'charge' };
+ */
 export interface SettleContext {
   organizationId: string;
   source: 'settle' | 'charge';

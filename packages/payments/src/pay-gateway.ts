@@ -34,7 +34,11 @@ import type { PayFacilitator } from './pay-facilitator.js';
 import { isPayNetwork, PAY_NETWORKS, type PayNetwork } from './pay-networks.js';
 import { paymentView } from './payment-view.js';
 
-/** What the gateway is built from. */
+/**
+ * What the gateway is built from.
+ * @example
+ * const deps: PayGatewayDeps = { facilitator, store, verifier, clock, organizationId };
+ */
 export interface PayGatewayDeps {
   facilitator: PayFacilitator;
   store: Store;

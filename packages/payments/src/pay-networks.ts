@@ -13,7 +13,11 @@ import type { Address } from 'viem';
  */
 export type PayNetwork = 'base-mainnet' | 'base-sepolia';
 
-/** What the gateway knows of one network. */
+/**
+ * What the gateway knows of one network.
+ * @example
+ * const info: PayNetworkInfo = PAY_NETWORKS['base-mainnet']; // caip2 'eip155:8453', v1Name 'base'
+ */
 export interface PayNetworkInfo {
   readonly network: PayNetwork;
   /** The x402 v2 (CAIP-2) name. */

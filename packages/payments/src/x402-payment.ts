@@ -14,7 +14,11 @@ import { type Address, getAddress, type Hex, isAddress, isHex } from 'viem';
 import { canonicalDigest } from './canonical-json.js';
 import type { PayNetworkInfo } from './pay-networks.js';
 
-/** The EIP-3009 authorization a payer signed. */
+/**
+ * The EIP-3009 authorization a payer signed.
+ * @example
+ * const { from, value, validBefore } = payment.authorization; // value: 10000n
+ */
 export interface Eip3009Authorization {
   readonly from: Address;
   readonly to: Address;
@@ -24,7 +28,12 @@ export interface Eip3009Authorization {
   readonly nonce: Hex;
 }
 
-/** The requirements a payment must meet, normalized across x402 versions. */
+/**
+ * The requirements a payment must meet, normalized across x402 versions (v1's
+ * `maxAmountRequired` is `amount`).
+ * @example
+ * payment.requirements.amount; // 10000n
+ */
 export interface ExactEvmRequirements {
   readonly scheme: string;
   readonly amount: bigint;
@@ -36,7 +45,11 @@ export interface ExactEvmRequirements {
   readonly version?: string;
 }
 
-/** One "exact" EVM payment, read from a facilitator request. */
+/**
+ * One "exact" EVM payment, read from a facilitator request.
+ * @example
+ * const payment: ExactEvmPayment = readExactEvmPayment(body, PAY_NETWORKS['base-sepolia']);
+ */
 export interface ExactEvmPayment {
   readonly x402Version: 1 | 2;
   readonly network: PayNetworkInfo;
