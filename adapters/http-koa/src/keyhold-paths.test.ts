@@ -11,6 +11,8 @@ describe('isKeyholdPath', () => {
     '/health',
     '/ready',
     '/base-sepolia/supported',
+    '/pay/base-sepolia/settle',
+    '/pay/ready',
   ])('%s is Keyhold’s', (path) => {
     expect(isKeyholdPath(path)).toBe(true);
   });
@@ -23,6 +25,7 @@ describe('isKeyholdPath', () => {
     '/keyholder/x',
     '/health/x',
     '/ready2',
+    '/payments',
     '/PUBLIC/v1/query/whoami',
   ])('%s is the host’s', (path) => {
     expect(isKeyholdPath(path)).toBe(false);

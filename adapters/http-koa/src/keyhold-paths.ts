@@ -7,10 +7,11 @@
 /**
  * Prefixes of Keyhold's route space: the public API (`/public/v1/submit/*`,
  * `/public/v1/query/*`, discovery under `/public/v1/discovery/*`), Keyhold's own extension
- * endpoints (`/keyhold/v1/*`) and the payment gateway networks of the spec. Unknown names under these prefixes still go to Keyhold, so that
+ * endpoints (`/keyhold/v1/*`), the payment gateway networks of the spec, and the gateway as
+ * `keyhold serve --evm-rpc` mounts it (`/pay/*`). Unknown names under these prefixes still go to Keyhold, so that
  * clients get its 404/501 Status body rather than the host's 404 page.
  */
-const PREFIXES = ['/public/', '/keyhold/', '/base-mainnet/', '/base-sepolia/'];
+const PREFIXES = ['/public/', '/keyhold/', '/base-mainnet/', '/base-sepolia/', '/pay/'];
 
 /** The probes. */
 const EXACT = new Set(['/health', '/ready']);

@@ -95,6 +95,9 @@ class State {
   auditHeads = new MemoryTable(STORE_TABLES.auditHeads, this.next);
   invitations = new MemoryTable(STORE_TABLES.invitations, this.next);
   oauth2Credentials = new MemoryTable(STORE_TABLES.oauth2Credentials, this.next);
+  payments = new MemoryTable(STORE_TABLES.payments, this.next);
+  paymentByAuthorization = this.payments.finder(['authorizationKey']);
+  paymentsByStatus = this.payments.lister(['status']);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -548,6 +551,16 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     },
     invitations: s.invitations.over(j),
     oauth2Credentials: s.oauth2Credentials.over(j),
+    payments: {
+      ...s.payments.over(j),
+      async findByAuthorization(authorizationKey) {
+        const r = s.paymentByAuthorization(authorizationKey);
+        return r && clone(r);
+      },
+      async listByStatus(status) {
+        return s.paymentsByStatus(status).map(clone);
+      },
+    },
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

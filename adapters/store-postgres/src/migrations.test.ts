@@ -46,6 +46,7 @@ describe('loadMigrations', () => {
       [10, 'otps'],
       [11, 'invitations'],
       [13, 'oauth2_credentials'],
+      [14, 'payments'],
       [15, 'audit_log'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);

@@ -127,6 +127,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 10 },
       { version: 11 },
       { version: 13 },
+      { version: 14 },
       { version: 15 },
     ]);
   });

@@ -98,6 +98,7 @@ describe('PGlite data directory', () => {
       { version: 10 },
       { version: 11 },
       { version: 13 },
+      { version: 14 },
       { version: 15 },
     ]);
   });

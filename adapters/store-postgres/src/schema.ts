@@ -38,6 +38,7 @@ const TABLE_VERSIONS = {
   audit_heads: 15,
   invitations: 11,
   oauth2_credentials: 13,
+  payments: 14,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

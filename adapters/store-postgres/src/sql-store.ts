@@ -35,6 +35,9 @@ import {
   type OrganizationRecord,
   type OrganizationRepository,
   type PageRequest,
+  type PaymentRecord,
+  type PaymentRepository,
+  type PaymentStatus,
   type PolicyEvaluationRecord,
   type PolicyEvaluationRepository,
   type PrivateKeyRecord,
@@ -130,6 +133,9 @@ class AuditLogRepositoryOver implements AuditLogRepository {
 }
 const invitations = new SqlTable(STORE_TABLES.invitations);
 const oauth2Credentials = new SqlTable(STORE_TABLES.oauth2Credentials);
+const payments = new SqlTable(STORE_TABLES.payments);
+const paymentByAuthorization = payments.finder(['authorizationKey']);
+const paymentsByStatus = payments.lister(['status']);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -570,6 +576,21 @@ class WebhookDeliveryRepositoryOver
   }
 }
 
+/** Payments, found by their authorization and listed by status (the reconciler's scan). */
+class PaymentRepositoryOver extends SqlRepository<PaymentRecord> implements PaymentRepository {
+  constructor(db: SqlClient) {
+    super(payments, db);
+  }
+
+  findByAuthorization(authorizationKey: string): Promise<PaymentRecord | undefined> {
+    return paymentByAuthorization(this.db, authorizationKey);
+  }
+
+  listByStatus(status: PaymentStatus): Promise<PaymentRecord[]> {
+    return paymentsByStatus(this.db, status);
+  }
+}
+
 /** The repositories of one transaction: one small object per table, no closures. */
 function transactionOver(
   db: SqlClient,
@@ -596,6 +617,7 @@ function transactionOver(
     auditLog: new AuditLogRepositoryOver(db),
     invitations: new SqlRepository(invitations, db),
     oauth2Credentials: new SqlRepository(oauth2Credentials, db),
+    payments: new PaymentRepositoryOver(db),
   };
 }
 

@@ -104,6 +104,7 @@ export {
   type OrganizationRepository,
   type OtpRepository,
   type PageRequest,
+  type PaymentRepository,
   type PolicyEvaluationRepository,
   type PolicyRepository,
   type PrivateKeyRepository,
@@ -119,7 +120,12 @@ export {
   type WebhookDeliveryRepository,
   type WebhookEndpointRepository,
 } from './ports/store.js';
-export type { ApiKeyPrincipal, PasskeyPrincipal, Principal } from './principal.js';
+export {
+  type ApiKeyPrincipal,
+  findPrincipal,
+  type PasskeyPrincipal,
+  type Principal,
+} from './principal.js';
 export { QueryService, type QueryServiceDeps } from './query-service.js';
 export {
   DEFAULT_RATE_LIMITS,
@@ -152,6 +158,8 @@ export type {
   Oauth2CredentialRecord,
   OrganizationRecord,
   OtpRecord,
+  PaymentRecord,
+  PaymentStatus,
   PolicyEvaluationRecord,
   PolicyOutcomeRecord,
   PolicyRecord,
@@ -166,6 +174,11 @@ export type {
   WebhookEndpointRecord,
   WebhookSubscriptionRecord,
 } from './records.js';
-export type { IncomingRequest } from './signed-request.js';
+export {
+  type IncomingRequest,
+  readSignedRequest,
+  type SignedRequest,
+} from './signed-request.js';
+export { parseStamp, type Stamp, verifyStamp } from './stamp.js';
 export { PASSKEY_ALGORITHMS } from './webauthn-attestation.js';
-export { webauthnChallengeOf } from './webauthn-stamp.js';
+export { checkWebauthnChallenge, webauthnChallengeOf } from './webauthn-stamp.js';

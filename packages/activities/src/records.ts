@@ -390,3 +390,47 @@ export interface Oauth2CredentialRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * Where a payment of the payment gateway is in its life: `verified` (claimed, nothing sent),
+ * `submitted` (a signed transfer recorded, then broadcast), `settled` or `failed` (a receipt,
+ * or a refusal before anything was sent), `unknown` (sent, no receipt by the deadline; the
+ * reconciler settles it from the chain).
+ */
+export type PaymentStatus = 'verified' | 'submitted' | 'settled' | 'failed' | 'unknown';
+
+/**
+ * A payment of the payment gateway (`@keyhold/payments`): one EIP-3009 authorization, claimed
+ * once (`authorizationKey` is unique), with the exact signed transaction that settles it so a
+ * restart can find it on chain or broadcast the same bytes, never a second transfer.
+ */
+export interface PaymentRecord {
+  /** The organization the payment belongs to: the operator's for `/settle`, the charger's. */
+  organizationId: string;
+  /** The x402 `payment-identifier` when the payload carries one, else `pay_<uuid>`. */
+  paymentId: string;
+  /** The gateway's network name (`base-sepolia`). */
+  network: string;
+  x402Version: number;
+  status: PaymentStatus;
+  /** `settle` or `charge`. */
+  source: string;
+  payer: string;
+  payTo: string;
+  asset: string;
+  amount: string;
+  /** `<chainId>:<asset>:<from>:<nonce>`, lower-case: one record per authorization, ever. */
+  authorizationKey: string;
+  /** SHA-256 of the payment payload and requirements, for idempotent answers. */
+  payloadHash: string;
+  /** Unix seconds after which the authorization cannot settle. */
+  validBefore: number;
+  /** The settling transaction's hash. */
+  transaction?: string;
+  /** The signed settling transaction (public data), to broadcast the same bytes again. */
+  rawTransaction?: string;
+  /** The x402 reason of a failure. */
+  errorReason?: string;
+  createdAt: number;
+  updatedAt: number;
+}

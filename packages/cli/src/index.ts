@@ -7,7 +7,15 @@
  */
 
 export { type DataDirectory, DataDirectoryError, openDataDirectory } from './data-directory.js';
+export { parseEvmRpcFlags } from './evm-rpc-flags.js';
 export { HTTP_SERVER_DEFAULTS, type HttpServerLimits, type TlsCredentials } from './http-server.js';
+export {
+  createPayGateway,
+  PAY_PATH_PREFIX,
+  type PayGatewayOptions,
+  type RunningPayGateway,
+  withPayGateway,
+} from './pay-gateway.js';
 export {
   type HttpAdapterKind,
   type RunningServer,

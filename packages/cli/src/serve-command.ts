@@ -24,6 +24,7 @@ import {
   oauth2ProviderOf,
   parseOauth2EndpointUrl,
 } from '@keyhold/oauth2-http';
+import type { PayNetwork } from '@keyhold/payments';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { generateApiKeyPair, type KeyholdOptions, stderrLogger } from '@keyhold/server';
@@ -32,6 +33,7 @@ import { openPkcs11KeyVault, type Pkcs11KeyVault } from '@keyhold/vault-pkcs11';
 import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { type OptionSpec, redactSettings, resolveSettings } from './configuration.js';
 import { DataDirectoryError } from './data-directory.js';
+import { parseEvmRpcFlags } from './evm-rpc-flags.js';
 import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
 import type { HttpServerLimits, TlsCredentials } from './http-server.js';
 import { type RunningServer, startServer } from './start-server.js';
@@ -101,6 +103,10 @@ const HELP = `usage: keyhold serve [options]
   --oauth2-issuer URL               the iss of the OIDC tokens OAUTH2_AUTHENTICATE issues
                                     (default: this server's URL + /keyhold/v1/oauth2, where
                                     its discovery document and JWKS are served)
+  --evm-rpc NETWORK=URL             serve the payment gateway (an x402 facilitator) at <url>/pay
+                                    on this chain; NETWORK is base-sepolia or base-mainnet;
+                                    repeatable. Needs --bootstrap-api-public-key: the settlement
+                                    key is a private key of that organization
 ${HTTP_LIMIT_HELP}  --config FILE                     read settings from a JSON object keyed by flag names
                                     ({"port": "9000", "memory": true}); also KEYHOLD_CONFIG
   --print-config                    print the resolved settings (secrets redacted) and where
@@ -230,6 +236,7 @@ const SERVE_OPTIONS = {
   'oauth2-token-endpoint': { type: 'string', multiple: true },
   'oauth2-userinfo-endpoint': { type: 'string', multiple: true },
   'oauth2-issuer': { type: 'string' },
+  'evm-rpc': { type: 'string', multiple: true },
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
@@ -264,7 +271,14 @@ export async function runServeCommand(args: string[]): Promise<number> {
   let httpLimits: HttpServerLimits;
   let tls: TlsCredentials | undefined;
   let oauth2Endpoints: Oauth2EndpointFlags;
+  let evmRpc: Map<PayNetwork, string>;
   try {
+    evmRpc = parseEvmRpcFlags(values['evm-rpc'] ?? []);
+    if (evmRpc.size > 0 && values['bootstrap-api-public-key'] === undefined && !values.dev) {
+      throw new Error(
+        '--evm-rpc needs --bootstrap-api-public-key: the settlement key is a private key of that organization',
+      );
+    }
     httpLimits = httpLimitsFromFlags(values);
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
     if (stores.length > 1) throw new Error('choose one of --memory, --data and --postgres');
@@ -489,6 +503,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
+      ...(evmRpc.size > 0 ? { pay: { chains: evmRpc } } : {}),
     });
   } catch (error) {
     return fail(startFailure(error, values, port));
@@ -514,6 +529,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
       tlsFetcherEncryptPublicKey: server.keyhold.tlsFetcherEncryptPublicKey,
+      ...(server.payUrl
+        ? { payUrl: server.payUrl, paySignerAddress: server.paySignerAddress }
+        : {}),
     })}\n`,
   );
   logger.info('listening', { url: server.url, http: values.http });

@@ -6,6 +6,7 @@
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RequestHandler } from '@keyhold/protocol';
 import {
   createKeyhold,
   type Keyhold,
@@ -20,6 +21,8 @@ import {
   resolveHttpServerLimits,
   type TlsCredentials,
 } from './http-server.js';
+// Types only: the gateway (and viem) is loaded when a server serves it.
+import type { PayGatewayOptions, RunningPayGateway } from './pay-gateway.js';
 
 /**
  * The HTTP adapters `startServer` can serve through.
@@ -53,6 +56,11 @@ export interface ServeOptions extends KeyholdOptions, HttpServerLimits {
    * socket's peer, since any client can write the header.
    */
   trustProxyHops?: number;
+  /**
+   * Serves the payment gateway at `<url>/pay` on these chains (`keyhold serve --evm-rpc`). Its
+   * organization defaults to the bootstrap organization, which it then needs.
+   */
+  pay?: Omit<PayGatewayOptions, 'organizationId'> & { organizationId?: string };
 }
 
 /** A listening server started by `startServer`. */
@@ -61,6 +69,12 @@ export interface RunningServer {
   keyhold: Keyhold;
   organizationId?: string;
   userId?: string;
+  /** `<url>/pay`, when the payment gateway is served. */
+  payUrl?: string;
+  /** The payment gateway's settlement account (it submits and pays gas for settlements). */
+  paySignerAddress?: string;
+  /** The payment gateway, when it is served. */
+  pay?: RunningPayGateway;
   /** Stops accepting connections, lets in-flight requests finish, closes the store. */
   close(): Promise<void>;
 }
@@ -74,6 +88,7 @@ async function requestListener(
   kind: HttpAdapterKind,
   keyhold: Keyhold,
   trustProxyHops: number,
+  handler: RequestHandler,
 ): Promise<RequestListener> {
   if (kind === 'koa') {
     const [{ default: Koa }, { createKeyholdMiddleware, isClientDisconnect }] = await Promise.all([
@@ -86,7 +101,7 @@ async function requestListener(
       app.maxIpsCount = trustProxyHops;
     }
     // fallThrough: false — nothing else is mounted, so unknown paths get Keyhold's 404 Status.
-    app.use(createKeyholdMiddleware(keyhold, { fallThrough: false }));
+    app.use(createKeyholdMiddleware(handler, { fallThrough: false }));
     // Faults the middleware turned into 500 Status bodies: log them as Keyhold does (no stack).
     // Koa also reports a client resetting its connection mid-request: not a fault.
     const logger = keyhold.container.get<Logger>(Logger);
@@ -109,7 +124,7 @@ async function requestListener(
   const app = express();
   app.disable('x-powered-by');
   if (trustProxyHops > 0) app.set('trust proxy', trustProxyHops);
-  app.use(createKeyholdRouter(keyhold));
+  app.use(createKeyholdRouter(handler));
   return app;
 }
 
@@ -153,8 +168,23 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     organizationId = result.organizationId;
     userId = result.userId;
   }
+  let pay: RunningPayGateway | undefined;
+  let handler: RequestHandler = keyhold;
+  let payUrlPath = '';
+  if (options.pay) {
+    const { createPayGateway, PAY_PATH_PREFIX, withPayGateway } = await import('./pay-gateway.js');
+    const payOrganizationId = options.pay.organizationId ?? organizationId;
+    if (!payOrganizationId) {
+      throw new Error(
+        'the payment gateway needs an organization for its settlement key: the bootstrap organization (--bootstrap-api-public-key)',
+      );
+    }
+    pay = await createPayGateway(keyhold, { ...options.pay, organizationId: payOrganizationId });
+    handler = withPayGateway(keyhold, pay.gateway);
+    payUrlPath = PAY_PATH_PREFIX;
+  }
   const edge = createHttpServer(
-    await requestListener(http, keyhold, trustProxyHops),
+    await requestListener(http, keyhold, trustProxyHops, handler),
     limits,
     keyhold.container.get<Logger>(Logger),
     options.tls,
@@ -182,9 +212,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const { port } = server.address() as AddressInfo;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   listeningUrl = `${options.tls ? 'https' : 'http'}://${urlHost}:${port}`;
+  const url = listeningUrl;
   return {
-    url: listeningUrl,
+    url,
     keyhold,
+    ...(pay ? { pay, payUrl: `${url}${payUrlPath}`, paySignerAddress: pay.signerAddress } : {}),
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),
     async close() {
@@ -196,6 +228,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      await pay?.close();
       await keyhold.close();
     },
   };

@@ -24,6 +24,7 @@ export { INVITATIONS } from './tables/invitations.js';
 export { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
 export { ORGANIZATIONS } from './tables/organizations.js';
 export { OTPS } from './tables/otps.js';
+export { PAYMENTS } from './tables/payments.js';
 export { POLICIES } from './tables/policies.js';
 export { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 export { PRIVATE_KEYS } from './tables/private-keys.js';

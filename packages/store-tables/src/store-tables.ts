@@ -13,6 +13,7 @@ import { INVITATIONS } from './tables/invitations.js';
 import { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
+import { PAYMENTS } from './tables/payments.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 import { PRIVATE_KEYS } from './tables/private-keys.js';
@@ -49,6 +50,7 @@ export const STORE_TABLES = {
   auditHeads: AUDIT_HEADS,
   invitations: INVITATIONS,
   oauth2Credentials: OAUTH2_CREDENTIALS,
+  payments: PAYMENTS,
 } as const;
 
 /**

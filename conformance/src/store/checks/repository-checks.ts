@@ -10,6 +10,7 @@ import {
   AUDIT_GENESIS_HASH,
   auditEntryHash,
   type NamedRecordRepository,
+  type PaymentRecord,
   type StoreTransaction,
   type TagRecord,
   type VoteRecord,
@@ -1180,5 +1181,63 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
       expect(entries[0]!.hash).toBe(auditEntryHash(AUDIT_GENESIS_HASH, entries[0]!.body));
     },
   );
+
+  check('payments: get, list, by authorization, by status, both conflicts', async () => {
+    const org = fresh('org');
+    const payment = (paymentId: string, status: PaymentRecord['status']): PaymentRecord => ({
+      organizationId: org,
+      paymentId,
+      network: 'base-sepolia',
+      x402Version: 2,
+      status,
+      source: 'settle',
+      payer: '0x1111111111111111111111111111111111111111',
+      payTo: '0x2222222222222222222222222222222222222222',
+      asset: '0x036CbD53842c5426634e7929541eC2318f3dCF7e',
+      amount: '10000',
+      authorizationKey: fresh('84532:auth'),
+      payloadHash: 'sha256:00',
+      validBefore: 1_900_000_000,
+      createdAt: 1_000,
+      updatedAt: 1_000,
+    });
+    const verified = payment(fresh('pay'), 'verified');
+    const unknown = payment(fresh('pay'), 'unknown');
+    await tx(async (t) => {
+      await t.payments.insert(verified);
+      await t.payments.insert(unknown);
+    });
+    expect(await tx((t) => t.payments.get(org, verified.paymentId))).toEqual(verified);
+    expect(await tx((t) => t.payments.list(org))).toEqual([verified, unknown]);
+    expect(await tx((t) => t.payments.findByAuthorization(unknown.authorizationKey))).toEqual(
+      unknown,
+    );
+    expect(await tx((t) => t.payments.findByAuthorization(fresh('none')))).toBeUndefined();
+    const mine = (rows: PaymentRecord[]) => rows.filter((r) => r.organizationId === org);
+    expect(mine(await tx((t) => t.payments.listByStatus('unknown')))).toEqual([unknown]);
+    expect(
+      await conflict(tx((t) => t.payments.insert({ ...verified, authorizationKey: fresh('k') }))),
+    ).toBe('payment_pkey');
+    expect(
+      await conflict(
+        tx((t) =>
+          t.payments.insert({
+            ...payment(fresh('pay'), 'verified'),
+            authorizationKey: verified.authorizationKey,
+          }),
+        ),
+      ),
+    ).toBe('payment_authorization');
+    const settled: PaymentRecord = {
+      ...unknown,
+      status: 'settled',
+      transaction: `0x${'ab'.repeat(32)}`,
+      rawTransaction: '0x02f8',
+      updatedAt: 2_000,
+    };
+    await tx((t) => t.payments.update(settled));
+    expect(await tx((t) => t.payments.getForUpdate(org, unknown.paymentId))).toEqual(settled);
+    expect(mine(await tx((t) => t.payments.listByStatus('unknown')))).toEqual([]);
+  });
   return checks;
 }

@@ -19,6 +19,8 @@ import type {
   Oauth2CredentialRecord,
   OrganizationRecord,
   OtpRecord,
+  PaymentRecord,
+  PaymentStatus,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -359,6 +361,23 @@ export interface Oauth2CredentialRepository {
   delete(organizationId: string, oauth2CredentialId: string): Promise<void>;
 }
 
+/**
+ * The payment gateway's payments (`@keyhold/payments`), one per EIP-3009 authorization
+ * (`authorizationKey` unique across organizations: a replay finds the first).
+ */
+export interface PaymentRepository {
+  get(organizationId: string, paymentId: string): Promise<PaymentRecord | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(organizationId: string, paymentId: string): Promise<PaymentRecord | undefined>;
+  list(organizationId: string): Promise<PaymentRecord[]>;
+  /** Refuses a taken key or authorization (StoreConflictError `payment_pkey` / `payment_authorization`). */
+  insert(record: PaymentRecord): Promise<void>;
+  update(record: PaymentRecord): Promise<void>;
+  findByAuthorization(authorizationKey: string): Promise<PaymentRecord | undefined>;
+  /** Every organization's payments in one status (the reconciler's `submitted` and `unknown`). */
+  listByStatus(status: PaymentStatus): Promise<PaymentRecord[]>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -387,6 +406,7 @@ export interface StoreTransaction {
   readonly auditLog: AuditLogRepository;
   readonly invitations: InvitationRepository;
   readonly oauth2Credentials: Oauth2CredentialRepository;
+  readonly payments: PaymentRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

@@ -1,0 +1,5 @@
+/**
+ * `@keyhold/chain-evm-viem`: the EvmChain port of `@keyhold/payments` over viem.
+ * @module
+ */
+export { createViemEvmChain, type ViemEvmChainOptions } from './viem-evm-chain.js';
