@@ -89,6 +89,7 @@ class State {
   policyEvaluationsByActivity = this.policyEvaluations.lister(['organizationId', 'activityId']);
   webhookEndpoints = new MemoryTable(STORE_TABLES.webhookEndpoints, this.next);
   otps = new MemoryTable(STORE_TABLES.otps, this.next);
+  oauthProviders = new MemoryTable(STORE_TABLES.oauthProviders, this.next);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -268,6 +269,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           await tx.webhookEndpoints.delete(org, e.endpointId);
         }
         for (const o of await tx.otps.list(org)) await tx.otps.delete(org, o.otpId);
+        for (const p of await tx.oauthProviders.list(org)) {
+          await tx.oauthProviders.delete(org, p.providerId);
+        }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
             j.delete(s.deliveries, id);
@@ -492,6 +496,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
     },
     otps: s.otps.over(j),
+    oauthProviders: s.oauthProviders.over(j),
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

@@ -44,6 +44,7 @@ describe('loadMigrations', () => {
       [8, 'authenticators'],
       [9, 'api_key_credential_type'],
       [10, 'otps'],
+      [12, 'oauth_providers'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -125,6 +125,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 8 },
       { version: 9 },
       { version: 10 },
+      { version: 12 },
     ]);
   });
 

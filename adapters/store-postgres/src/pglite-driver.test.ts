@@ -96,6 +96,7 @@ describe('PGlite data directory', () => {
       { version: 8 },
       { version: 9 },
       { version: 10 },
+      { version: 12 },
     ]);
   });
 

@@ -34,6 +34,7 @@ const TABLE_VERSIONS = {
   webhook_deliveries: 4,
   authenticators: 8,
   otps: 10,
+  oauth_providers: 12,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

@@ -79,6 +79,7 @@ const policyEvaluations = new SqlTable(STORE_TABLES.policyEvaluations);
 const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 'activityId']);
 const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
 const otps = new SqlTable(STORE_TABLES.otps);
+const oauthProviders = new SqlTable(STORE_TABLES.oauthProviders);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -221,6 +222,7 @@ class OrganizationRepositoryOver
       'private_key_tags',
       'webhook_endpoints',
       'otps',
+      'oauth_providers',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -529,6 +531,7 @@ function transactionOver(
     webhookEndpoints: new SqlRepository(webhookEndpoints, db),
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
     otps: new SqlRepository(otps, db),
+    oauthProviders: new SqlRepository(oauthProviders, db),
   };
 }
 

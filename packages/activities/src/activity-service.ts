@@ -67,6 +67,7 @@ import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
 import type { Ids } from './ports/ids.js';
 import { type Notifier, noNotifier } from './ports/notifier.js';
+import { noOidcVerifier, type OidcVerifier } from './ports/oidc-verifier.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
@@ -120,6 +121,8 @@ export interface ActivityServiceDeps {
   tlsFetcher?: BundleSigner;
   /** Sends one-time codes. Default: none (INIT_OTP answers that no transport is configured). */
   notifier?: Notifier;
+  /** Verifies OIDC id_tokens (OAuth providers and logins). Default: none trusted. */
+  oidcVerifier?: OidcVerifier;
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -220,6 +223,7 @@ export class ActivityService {
   private readonly notarizer: SessionNotarizer;
   private readonly tlsFetcher: BundleSigner;
   private readonly notifier: Notifier;
+  private readonly oidcVerifier: OidcVerifier;
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
@@ -227,6 +231,7 @@ export class ActivityService {
     this.notarizer = deps.notarizer ?? softwareNotarizer(p256.utils.randomSecretKey());
     this.tlsFetcher = deps.tlsFetcher ?? { privateKey: p256.utils.randomSecretKey() };
     this.notifier = deps.notifier ?? noNotifier('no notifier configured');
+    this.oidcVerifier = deps.oidcVerifier ?? noOidcVerifier();
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -558,6 +563,7 @@ export class ActivityService {
       notarizer: this.notarizer,
       tlsFetcher: this.tlsFetcher,
       notifier: this.notifier,
+      oidc: this.oidcVerifier,
       ids: this.deps.ids,
       now,
       activityId: record.id,

@@ -41,6 +41,13 @@ export {
   type SmsMessage,
 } from './ports/notifier.js';
 export {
+  type OidcClaims,
+  OidcIssuerUnavailableError,
+  OidcTokenInvalidError,
+  OidcVerifier,
+  noOidcVerifier,
+} from './ports/oidc-verifier.js';
+export {
   PORT_ERROR_BRAND,
   PortError,
   type PortErrorCode,
@@ -70,6 +77,7 @@ export {
   type CredentialScope,
   type NamedRecordRepository,
   type OrganizationRepository,
+  type OauthProviderRepository,
   type OtpRepository,
   type PageRequest,
   type PolicyEvaluationRepository,
@@ -115,6 +123,7 @@ export type {
   ApiKeyRecord,
   AuthenticatorRecord,
   OrganizationRecord,
+  OauthProviderRecord,
   OtpRecord,
   PolicyEvaluationRecord,
   PolicyOutcomeRecord,

@@ -8,6 +8,7 @@ import {
   type ApiKey,
   type Authenticator,
   activityDefinitionOf,
+  type OauthProvider,
   type Policy,
   type PolicyEvaluation,
   type PrivateKey,
@@ -24,6 +25,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
+  OauthProviderRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -67,10 +69,24 @@ export function authenticatorView(authenticator: AuthenticatorRecord): Authentic
   };
 }
 
+/** An OAuth provider as `get_oauth_providers` and a user's `oauthProviders` show it. */
+export function oauthProviderView(provider: OauthProviderRecord): OauthProvider {
+  return {
+    providerId: provider.providerId,
+    providerName: provider.providerName,
+    issuer: provider.issuer,
+    audience: provider.audience,
+    subject: provider.subject,
+    createdAt: timestampOf(provider.createdAt),
+    updatedAt: timestampOf(provider.updatedAt),
+  };
+}
+
 export function userView(
   user: UserRecord,
   apiKeys: readonly ApiKeyRecord[],
   authenticators: readonly AuthenticatorRecord[] = [],
+  oauthProviders: readonly OauthProviderRecord[] = [],
 ): User {
   return {
     userId: user.userId,
@@ -80,7 +96,7 @@ export function userView(
     authenticators: authenticators.map(authenticatorView),
     apiKeys: apiKeys.map(apiKeyView),
     userTags: [...user.userTags],
-    oauthProviders: [],
+    oauthProviders: oauthProviders.map(oauthProviderView),
     createdAt: timestampOf(user.createdAt),
     updatedAt: timestampOf(user.updatedAt),
   };

@@ -14,6 +14,7 @@ import {
 import { logNotifier } from '@keyhold/notifier-log';
 import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
 import { parseSmtpUrl, smtpNotifier } from '@keyhold/notifier-smtp';
+import { joseOidcVerifier } from '@keyhold/oidc-jose';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { type KeyholdOptions, stderrLogger } from '@keyhold/server';
@@ -67,6 +68,10 @@ const HELP = `usage: keyhold serve [options]
                                     Without --smtp (--sms-url), email (SMS) codes are printed on
                                     stderr as JSON lines in development; in production INIT_OTP
                                     answers that no transport is configured.
+  --oidc-issuer URL                 trust OIDC id_tokens (OAuth providers, OAUTH_LOGIN, OAUTH)
+                                    of this issuer only, exactly as its "iss" spells it;
+                                    repeatable. Without it any HTTPS issuer is trusted; in
+                                    development http:// issuers on loopback are too
 ${HTTP_LIMIT_HELP}
 Environment: KEYHOLD_MASTER_KEY (64 hex chars) — the software vault's master key. With
 --data it defaults to DIR/master.key (generated on first start in development); with
@@ -129,6 +134,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       smtp: { type: 'string' },
       'email-from': { type: 'string' },
       'sms-url': { type: 'string' },
+      'oidc-issuer': { type: 'string', multiple: true },
       ...HTTP_LIMIT_OPTIONS,
       help: { type: 'boolean' },
     },
@@ -169,6 +175,20 @@ export async function runServeCommand(args: string[]): Promise<number> {
         parseSmsGatewayUrl(values['sms-url']);
       } catch (error) {
         throw new Error(`--sms-url: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    for (const issuer of values['oidc-issuer'] ?? []) {
+      let url: URL;
+      try {
+        url = new URL(issuer);
+      } catch {
+        throw new Error(`--oidc-issuer must be a URL, got "${issuer}"`);
+      }
+      const loopback = /^(127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/i.test(url.hostname);
+      if (url.protocol !== 'https:' && !(values.env === 'development' && url.protocol === 'http:' && loopback)) {
+        throw new Error(
+          `--oidc-issuer must be https:// (or http:// on loopback in development), got "${issuer}"`,
+        );
       }
     }
   } catch (error) {
@@ -213,6 +233,11 @@ export async function runServeCommand(args: string[]): Promise<number> {
       ? smtpNotifier({ url: values.smtp, from: values['email-from']! })
       : devNotifier,
     sms: values['sms-url'] ? httpSmsNotifier({ url: values['sms-url'] }) : devNotifier,
+  });
+  // Any HTTPS issuer unless --oidc-issuer names some; loopback http only in development.
+  const oidcVerifier = joseOidcVerifier({
+    trustedIssuers: values['oidc-issuer'] ?? [],
+    allowLoopbackHttp: env === 'development',
   });
   // Whatever Keyhold creates from here on (the embedded database's files among them) is
   // readable by this user only.
@@ -320,6 +345,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       bootstrapOrganizationName: values['bootstrap-org-name'],
       ...(rateLimiter ? { rateLimiter } : {}),
       notifier,
+      oidcVerifier,
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },

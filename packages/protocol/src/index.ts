@@ -92,7 +92,12 @@ export type {
 export { INTENT_SCHEMAS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
 export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export type { Infer, JsonSchema, Schema } from './schemas/schema-builders.js';
-export type { AccountParams, ApiKeyParams, AuthenticatorParams } from './schemas/shapes.js';
+export type {
+  AccountParams,
+  ApiKeyParams,
+  AuthenticatorParams,
+  OauthProviderParams,
+} from './schemas/shapes.js';
 export { httpStatusOf, StatusCode } from './status-code.js';
 export { isUuid, validateEnvelope, validateIntent, validateQuery } from './validate.js';
 export {
@@ -102,6 +107,7 @@ export {
   type Address,
   type ApiKey,
   type Authenticator,
+  type OauthProvider,
   type CreateSubOrganizationResult,
   type Credential,
   type Policy,

@@ -286,6 +286,19 @@ const CATALOGUE = {
     'verification token has already been used',
   ),
   INVALID_CLIENT_SIGNATURE: e(INVALID_ARGUMENT, 'invalid client signature'),
+  // OIDC (CREATE_OAUTH_PROVIDERS, OAUTH_LOGIN, OAUTH, X-Stamp-Attested P256_OIDC). Every
+  // refusal of a token answers the spec's text; `details.reason` says which check failed.
+  INVALID_OIDC_TOKEN: e(INVALID_ARGUMENT, 'invalid OIDC token'),
+  OAUTH_PROVIDER_NOT_FOUND: e(NOT_FOUND, 'oauth provider not found'),
+  OAUTH_PROVIDER_ALREADY_EXISTS: e(
+    StatusCode.ALREADY_EXISTS,
+    'oauth provider with this issuer, audience and subject already exists in organization',
+  ),
+  MAX_OAUTH_PROVIDERS: variant(
+    'RESOURCE_LIMIT_EXCEEDED',
+    StatusCode.RESOURCE_EXHAUSTED,
+    'user has exceeded maximum oauth providers',
+  ),
   NOTIFIER_NOT_CONFIGURED: e(
     StatusCode.FAILED_PRECONDITION,
     'no transport configured for this channel: the server cannot send email or SMS',

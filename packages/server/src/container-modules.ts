@@ -12,6 +12,8 @@ import {
   Notifier,
   nobleSignatureVerifier,
   noNotifier,
+  noOidcVerifier,
+  OidcVerifier,
   PolicyExplainer,
   QueryService,
   RateLimiter,
@@ -126,6 +128,8 @@ export const foundationModule = (
     bind(TlsFetcherKey).toConstantValue(tlsFetcherKey);
     // No transport until one is given: INIT_OTP answers that none is configured.
     bind(Notifier).toConstantValue(noNotifier('no email or SMS transport configured'));
+    // No OIDC issuer is trusted until a verifier is given: every id_token is refused.
+    bind(OidcVerifier).toConstantValue(noOidcVerifier());
     // Embedded use computes on the caller's thread; `keyhold serve` rebinds a worker pool.
     bind(CryptoWorkPool).toConstantValue(inlineCryptoWorkPool());
   });
@@ -186,6 +190,7 @@ export const coreModule = () =>
             notarizer: ctx.get<SessionNotarizer>(Notarizer),
             tlsFetcher: ctx.get<SignerKey>(TlsFetcherKey),
             notifier: ctx.get<Notifier>(Notifier),
+            oidcVerifier: ctx.get<OidcVerifier>(OidcVerifier),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),

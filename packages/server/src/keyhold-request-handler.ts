@@ -262,7 +262,11 @@ export class KeyholdRequestHandler implements RequestHandler {
   }
 
   private failure(error: unknown, request: RawRequest): RawResponse {
-    if (KeyholdError.is(error)) return json(error.httpStatus, error.toStatus());
+    if (KeyholdError.is(error)) {
+      // A dependency out of reach (an OIDC issuer, a mail server): the client may retry.
+      if (error.httpStatus === 503) return retryLater(error.toStatus());
+      return json(error.httpStatus, error.toStatus());
+    }
     // Port errors by their code, not their class: an adapter built on another copy of
     // @keyhold/activities throws errors this copy's `instanceof` would not know. A
     // STORE_CONFLICT the services resolve, and RATE_LIMITED / RATE_LIMIT_BACKEND_UNAVAILABLE

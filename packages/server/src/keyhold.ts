@@ -14,6 +14,7 @@ import {
   Clock,
   Ids,
   Notifier,
+  OidcVerifier,
   type PolicyExplainer,
   type QueryService,
   RateLimiter,
@@ -99,6 +100,11 @@ export interface KeyholdOptions {
    * Closed by `close()`.
    */
   notifier?: Notifier;
+  /**
+   * Verifies OIDC id_tokens for OAuth providers and logins (`@keyhold/oidc-jose`). Default:
+   * none — every id_token is refused. Closed by `close()`.
+   */
+  oidcVerifier?: OidcVerifier;
   /** How far a request's `timestampMs` may be from now. Default 5 minutes. */
   timestampToleranceMs?: number;
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
@@ -255,6 +261,7 @@ export class Keyhold implements RequestHandler {
       } finally {
         await limiter?.close?.();
         await this.container.get<Notifier>(Notifier).close?.();
+        await this.container.get<OidcVerifier>(OidcVerifier).close?.();
       }
       await vault.close?.();
     } finally {
@@ -306,6 +313,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Ids, options.ids);
   constant(Logger, options.logger);
   constant(Notifier, options.notifier);
+  constant(OidcVerifier, options.oidcVerifier);
   const serviceOptions: ActivityServiceOptions = {};
   if (options.timestampToleranceMs !== undefined)
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;

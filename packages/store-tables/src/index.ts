@@ -21,6 +21,7 @@ export { ACTIVITIES } from './tables/activities.js';
 export { API_KEYS } from './tables/api-keys.js';
 export { AUTHENTICATORS } from './tables/authenticators.js';
 export { ORGANIZATIONS } from './tables/organizations.js';
+export { OAUTH_PROVIDERS } from './tables/oauth-providers.js';
 export { OTPS } from './tables/otps.js';
 export { POLICIES } from './tables/policies.js';
 export { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';

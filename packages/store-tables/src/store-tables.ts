@@ -8,6 +8,7 @@ import type { TableSpec } from './table-spec.js';
 import { ACTIVITIES } from './tables/activities.js';
 import { API_KEYS } from './tables/api-keys.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
+import { OAUTH_PROVIDERS } from './tables/oauth-providers.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
 import { POLICIES } from './tables/policies.js';
@@ -42,6 +43,7 @@ export const STORE_TABLES = {
   webhookDeliveries: WEBHOOK_DELIVERIES,
   authenticators: AUTHENTICATORS,
   otps: OTPS,
+  oauthProviders: OAUTH_PROVIDERS,
 } as const;
 
 /**

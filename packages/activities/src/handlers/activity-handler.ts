@@ -16,6 +16,7 @@ import type {
 import type { ActivityScope } from '../activity-scope.js';
 import type { Ids } from '../ports/ids.js';
 import type { Notifier } from '../ports/notifier.js';
+import type { OidcVerifier } from '../ports/oidc-verifier.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
@@ -43,6 +44,8 @@ export interface ActivityContext {
   readonly tlsFetcher: BundleSigner;
   /** Sends one-time codes by email or SMS. */
   readonly notifier: Notifier;
+  /** Verifies OIDC id_tokens: signature, trusted issuer, expiry. */
+  readonly oidc: OidcVerifier;
   readonly ids: Ids;
   /** The activity's time (epoch ms): every record it writes carries it. */
   readonly now: number;

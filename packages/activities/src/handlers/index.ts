@@ -34,6 +34,8 @@ import {
   otpLoginHandler,
   verifyOtpHandler,
 } from './otp.js';
+import { oauthHandler, oauthLoginHandler } from './oauth-login.js';
+import { createOauthProvidersHandler, deleteOauthProvidersHandler } from './oauth-providers.js';
 import {
   createPoliciesHandler,
   createPolicyHandler,
@@ -144,6 +146,10 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   OTP_LOGIN: otpLoginHandler,
   INIT_OTP_AUTH: initOtpAuthHandler,
   OTP_AUTH: otpAuthHandler,
+  CREATE_OAUTH_PROVIDERS: createOauthProvidersHandler,
+  DELETE_OAUTH_PROVIDERS: deleteOauthProvidersHandler,
+  OAUTH_LOGIN: oauthLoginHandler,
+  OAUTH: oauthHandler,
 };
 
 /**

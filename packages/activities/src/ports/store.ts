@@ -14,6 +14,7 @@ import type {
   ApiKeyRecord,
   AuthenticatorRecord,
   OrganizationRecord,
+  OauthProviderRecord,
   OtpRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
@@ -310,6 +311,24 @@ export interface OtpRepository {
   delete(organizationId: string, otpId: string): Promise<void>;
 }
 
+/**
+ * Users' OAuth providers (OIDC identities), listed by `createdAt`. An organization holds an
+ * issuer, audience and subject once.
+ */
+export interface OauthProviderRepository {
+  get(organizationId: string, providerId: string): Promise<OauthProviderRecord | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(organizationId: string, providerId: string): Promise<OauthProviderRecord | undefined>;
+  list(organizationId: string): Promise<OauthProviderRecord[]>;
+  /**
+   * Throws StoreConflictError `oauth_provider_pkey` for an existing id and
+   * `oauth_provider_identity` when the organization holds the issuer, audience and subject.
+   */
+  insert(record: OauthProviderRecord): Promise<void>;
+  update(record: OauthProviderRecord): Promise<void>;
+  delete(organizationId: string, providerId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -335,6 +354,7 @@ export interface StoreTransaction {
    */
   savepoint<T>(work: () => Promise<T>): Promise<T>;
   readonly otps: OtpRepository;
+  readonly oauthProviders: OauthProviderRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

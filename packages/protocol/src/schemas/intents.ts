@@ -33,6 +33,9 @@ import {
   authenticatorParamsV1,
   authenticatorParamsV2,
   hashFunction,
+  oauthProviderParamsV1,
+  oauthProviderParamsV2,
+  oidcToken,
   payload,
   payloadEncoding,
   policyParamsV3,
@@ -557,6 +560,39 @@ export const INTENT_SCHEMAS = {
     'publicKey',
     'clientSignature',
   ]),
+
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS: obj(
+    { userId: uuid(), oauthProviders: nonEmpty(oauthProviderParamsV1, 10) },
+    ['userId', 'oauthProviders'],
+  ),
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2: obj(
+    { userId: uuid(), oauthProviders: nonEmpty(oauthProviderParamsV2, 10) },
+    ['userId', 'oauthProviders'],
+  ),
+  ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS: obj(
+    { userId: uuid(), providerIds: nonEmpty(withError(uuid(), 'OAUTH_PROVIDER_NOT_FOUND')) },
+    ['userId', 'providerIds'],
+  ),
+  ACTIVITY_TYPE_OAUTH_LOGIN: obj(
+    {
+      oidcToken: oidcToken(),
+      publicKey: sessionPublicKey(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+      sessionProfileId: str({ maxLength: 256 }),
+    },
+    ['oidcToken', 'publicKey'],
+  ),
+  ACTIVITY_TYPE_OAUTH: obj(
+    {
+      oidcToken: oidcToken(),
+      targetPublicKey: targetPublicKey(),
+      apiKeyName: name(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+    },
+    ['oidcToken', 'targetPublicKey'],
+  ),
 
   ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',

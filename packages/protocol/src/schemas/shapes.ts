@@ -162,6 +162,51 @@ export type AuthenticatorParams =
   | Infer<typeof authenticatorParamsV1>
   | Infer<typeof authenticatorParamsV2>;
 
+/**
+ * An OIDC id_token as a client sends it: a compact JWT (three base64url parts). Whether it
+ * verifies, and against which issuer, is the handler's; 8 KiB bounds any real id_token.
+ */
+export const oidcToken = () =>
+  withError(
+    str({ minLength: 5, maxLength: 8192, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$' }),
+    'INVALID_OIDC_TOKEN',
+    'INVALID_OIDC_TOKEN',
+  );
+
+/** `v1OidcClaims`: an OAuth provider named by its claims rather than by a token. */
+const oidcClaims = obj(
+  {
+    iss: str({ minLength: 1, maxLength: 2048 }),
+    sub: str({ minLength: 1, maxLength: 1024 }),
+    aud: str({ minLength: 1, maxLength: 1024 }),
+  },
+  ['iss', 'sub', 'aud'],
+);
+
+/** `v1OauthProviderParams` (V1): a name and an id_token of the user. */
+export const oauthProviderParamsV1 = obj({ providerName: name(), oidcToken: oidcToken() }, [
+  'providerName',
+  'oidcToken',
+]);
+
+/** `v1OauthProviderParamsV2`: a name and either an id_token or the claims it would carry. */
+export const oauthProviderParamsV2 = obj(
+  { providerName: name(), oidcToken: oidcToken(), oidcClaims },
+  ['providerName'],
+);
+
+/**
+ * An OAuth provider to register, of either version, as a handler sees it.
+ * @example
+ * const params: OauthProviderParams = { providerName: 'Google', oidcToken: 'eyJ…' };
+ */
+export type OauthProviderParams =
+  | Infer<typeof oauthProviderParamsV1>
+  | Infer<typeof oauthProviderParamsV2>;
+
+/** At most 10 per user, as authenticators; the handler counts what the user holds. */
+export const oauthProviders = <K>(params: Schema<K>) => arr(params, { maxItems: 10 });
+
 /** At most 10 per user (the spec's hard limit); the handler counts what the user holds. */
 const authenticators = <K>(params: Schema<K>) => arr(params, { maxItems: 10 });
 
