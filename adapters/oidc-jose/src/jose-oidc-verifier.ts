@@ -12,8 +12,8 @@
  * @module
  */
 import {
-  OidcIssuerUnavailableError,
   type OidcClaims,
+  OidcIssuerUnavailableError,
   OidcTokenInvalidError,
   type OidcVerifier,
 } from '@keyhold/activities';
@@ -67,7 +67,18 @@ interface IssuerEntry {
 class FetchFailure extends Error {}
 
 /** Asymmetric signature algorithms only: an HMAC "signed" by a public JWK would be a forgery. */
-const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
 
 const LOOPBACK = /^(127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/i;
 
@@ -154,7 +165,8 @@ export function joseOidcVerifier(options: JoseOidcVerifierOptions = {}): OidcVer
     try {
       response = await boundedFetch(url);
     } catch (error) {
-      if (error instanceof FetchFailure) throw new OidcIssuerUnavailableError(issuer, error.message);
+      if (error instanceof FetchFailure)
+        throw new OidcIssuerUnavailableError(issuer, error.message);
       throw error;
     }
     if (response.status !== 200) {

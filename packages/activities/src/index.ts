@@ -41,11 +41,11 @@ export {
   type SmsMessage,
 } from './ports/notifier.js';
 export {
+  noOidcVerifier,
   type OidcClaims,
   OidcIssuerUnavailableError,
   OidcTokenInvalidError,
   OidcVerifier,
-  noOidcVerifier,
 } from './ports/oidc-verifier.js';
 export {
   PORT_ERROR_BRAND,
@@ -76,8 +76,8 @@ export {
   type CredentialRepository,
   type CredentialScope,
   type NamedRecordRepository,
-  type OrganizationRepository,
   type OauthProviderRepository,
+  type OrganizationRepository,
   type OtpRepository,
   type PageRequest,
   type PolicyEvaluationRepository,
@@ -122,8 +122,8 @@ export type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
-  OrganizationRecord,
   OauthProviderRecord,
+  OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,
   PolicyOutcomeRecord,

@@ -185,7 +185,10 @@ export async function runServeCommand(args: string[]): Promise<number> {
         throw new Error(`--oidc-issuer must be a URL, got "${issuer}"`);
       }
       const loopback = /^(127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/i.test(url.hostname);
-      if (url.protocol !== 'https:' && !(values.env === 'development' && url.protocol === 'http:' && loopback)) {
+      if (
+        url.protocol !== 'https:' &&
+        !(values.env === 'development' && url.protocol === 'http:' && loopback)
+      ) {
         throw new Error(
           `--oidc-issuer must be https:// (or http:// on loopback in development), got "${issuer}"`,
         );

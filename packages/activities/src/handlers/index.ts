@@ -22,6 +22,8 @@ import {
   deleteWalletsHandler,
   disablePrivateKeyHandler,
 } from './lifecycle.js';
+import { oauthHandler, oauthLoginHandler } from './oauth-login.js';
+import { createOauthProvidersHandler, deleteOauthProvidersHandler } from './oauth-providers.js';
 import {
   updateAllowedOriginsHandler,
   updateOrganizationNameHandler,
@@ -34,8 +36,6 @@ import {
   otpLoginHandler,
   verifyOtpHandler,
 } from './otp.js';
-import { oauthHandler, oauthLoginHandler } from './oauth-login.js';
-import { createOauthProvidersHandler, deleteOauthProvidersHandler } from './oauth-providers.js';
 import {
   createPoliciesHandler,
   createPolicyHandler,

@@ -21,7 +21,12 @@ import { normalizeApiPublicKey } from '../api-key-public-key.js';
 import type { UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { refusingHandler } from './execution-refusal.js';
-import { checkOidcNonce, oauthProviderOf, readOidcTokenShape, verifyOidcToken } from './oidc-token.js';
+import {
+  checkOidcNonce,
+  oauthProviderOf,
+  readOidcTokenShape,
+  verifyOidcToken,
+} from './oidc-token.js';
 import { addSessionKey, sessionSeconds } from './session-keys.js';
 
 /** The user whose provider the token (already checked for its nonce) belongs to. */

@@ -87,8 +87,7 @@ async function identityOf(
     const claims = await verifyOidcToken(ctx, provider.oidcToken);
     return { issuer: claims.iss, audience: claims.aud[0]!, subject: claims.sub };
   }
-  const claims = (provider as { oidcClaims: { iss: string; aud: string; sub: string } })
-    .oidcClaims;
+  const claims = (provider as { oidcClaims: { iss: string; aud: string; sub: string } }).oidcClaims;
   return { issuer: claims.iss, audience: claims.aud, subject: claims.sub };
 }
 

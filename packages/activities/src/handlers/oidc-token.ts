@@ -49,7 +49,8 @@ export function readOidcTokenShape(token: string): { iss: string } {
   } catch {
     throw invalid('the payload is not base64url JSON');
   }
-  if (typeof payload !== 'object' || payload === null) throw invalid('the payload is not an object');
+  if (typeof payload !== 'object' || payload === null)
+    throw invalid('the payload is not an object');
   const { iss, sub, aud } = payload as Record<string, unknown>;
   const audOk =
     (typeof aud === 'string' && aud !== '') ||
@@ -89,7 +90,9 @@ export function checkOidcNonce(claims: OidcClaims, publicKeys: readonly string[]
   const given = [claims.nonce, claims.tknonce].filter((n): n is string => n !== undefined);
   if (given.length === 0) throw invalid('the token carries no nonce');
   if (!given.some((n) => wanted.has(n.toLowerCase()))) {
-    throw invalid('the nonce is not the hash of this public key: the token is bound to another key');
+    throw invalid(
+      'the nonce is not the hash of this public key: the token is bound to another key',
+    );
   }
 }
 

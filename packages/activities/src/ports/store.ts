@@ -13,8 +13,8 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
-  OrganizationRecord,
   OauthProviderRecord,
+  OrganizationRecord,
   OtpRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
@@ -318,7 +318,10 @@ export interface OtpRepository {
 export interface OauthProviderRepository {
   get(organizationId: string, providerId: string): Promise<OauthProviderRecord | undefined>;
   /** Like `get`, and holds the record until the transaction ends. */
-  getForUpdate(organizationId: string, providerId: string): Promise<OauthProviderRecord | undefined>;
+  getForUpdate(
+    organizationId: string,
+    providerId: string,
+  ): Promise<OauthProviderRecord | undefined>;
   list(organizationId: string): Promise<OauthProviderRecord[]>;
   /**
    * Throws StoreConflictError `oauth_provider_pkey` for an existing id and

@@ -168,7 +168,11 @@ export type AuthenticatorParams =
  */
 export const oidcToken = () =>
   withError(
-    str({ minLength: 5, maxLength: 8192, pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$' }),
+    str({
+      minLength: 5,
+      maxLength: 8192,
+      pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$',
+    }),
     'INVALID_OIDC_TOKEN',
     'INVALID_OIDC_TOKEN',
   );
