@@ -160,10 +160,6 @@ const CATALOGUE = {
   INVALID_PRIVATE_KEY: e(INVALID_ARGUMENT, 'invalid private key'),
   INVALID_QUORUM_THRESHOLD: e(INVALID_ARGUMENT, 'quorum threshold must be non-zero integer'),
   MISSING_WALLET_PARAMS: e(INVALID_ARGUMENT, 'missing wallet params'),
-  UNSUPPORTED_CREDENTIAL: e(
-    INVALID_ARGUMENT,
-    'OAuth providers are not supported yet: give users API keys or authenticators',
-  ),
   AUTHENTICATOR_ATTESTATION_MISSING: variant(
     'INVALID_ATTESTATION',
     INVALID_ARGUMENT,

@@ -309,6 +309,78 @@ describe.each(STORE_TARGETS)('OIDC logins against a local oidc-provider on %s', 
     expect(JSON.parse(atob(session.split('.')[1]!)).user_id).toBe(aliceId);
   });
 
+  it('users created with OAuth providers: CREATE_SUB_ORGANIZATION (V8) and CREATE_USERS (V4) log in by token', async () => {
+    const { subOrganizationId, rootUserIds } = await kh.client.createSubOrganization({
+      subOrganizationName: 'signed up with OIDC',
+      rootUsers: [
+        {
+          userName: 'carol',
+          apiKeys: [],
+          authenticators: [],
+          oauthProviders: [
+            {
+              providerName: 'Local OP',
+              oidcToken: await op.idToken({ clientId: app, sub: 'carol-at-op' }),
+            },
+          ],
+        },
+      ],
+      rootQuorumThreshold: 1,
+    });
+    const client = generateP256KeyPair();
+    const login = async (organizationId: string, sub: string) =>
+      kh.client.oauthLogin({
+        organizationId,
+        oidcToken: await op.idToken({ clientId: app, sub, nonce: nonceOf(client.publicKey) }),
+        publicKey: client.publicKey,
+      });
+    const { session } = await login(subOrganizationId, 'carol-at-op');
+    expect(JSON.parse(atob(session.split('.')[1]!)).user_id).toBe(rootUserIds![0]);
+
+    const { userIds } = await alice.createUsers({
+      users: [
+        {
+          userName: 'dave',
+          apiKeys: [],
+          authenticators: [],
+          userTags: [],
+          oauthProviders: [
+            {
+              providerName: 'by claims',
+              oidcClaims: { iss: op.issuer, aud: app, sub: 'dave-at-op' },
+            },
+          ],
+        },
+      ],
+    });
+    const { session: daves } = await login(subOrgId, 'dave-at-op');
+    expect(JSON.parse(atob(daves.split('.')[1]!)).user_id).toBe(userIds[0]);
+
+    // A sub-organization whose root user's token does not verify is refused whole.
+    const before = (await kh.client.getSubOrgIds({})).organizationIds.length;
+    const refused = await rejection(
+      kh.client.createSubOrganization({
+        subOrganizationName: 'forged sign-up',
+        rootUsers: [
+          {
+            userName: 'mallory',
+            apiKeys: [],
+            authenticators: [],
+            oauthProviders: [
+              {
+                providerName: 'forged',
+                oidcToken: await forgedToken({ iss: op.issuer, aud: app, sub: 'mallory' }),
+              },
+            ],
+          },
+        ],
+        rootQuorumThreshold: 1,
+      }),
+    );
+    expect(refused.message).toContain('invalid OIDC token');
+    expect((await kh.client.getSubOrgIds({})).organizationIds).toHaveLength(before);
+  });
+
   it('DELETE_OAUTH_PROVIDERS: the provider logs in no more', async () => {
     const { oauthProviders } = await alice.getOauthProviders({ userId: aliceId });
     const providerIds = oauthProviders.map((p) => p.providerId);

@@ -9,18 +9,21 @@
  * user holds at most `MAX_OAUTH_PROVIDERS`.
  * @module
  */
-import { KeyholdError, type OauthProviderParams } from '@keyhold/protocol';
+import { isKeyholdError, KeyholdError, type OauthProviderParams } from '@keyhold/protocol';
 import { StoreConflictError } from '../ports/store.js';
 import type { OauthProviderRecord, UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
-import { refusingHandler } from './execution-refusal.js';
+import { ExecutionRefusal, refusingHandler } from './execution-refusal.js';
 import { readOidcTokenShape, verifyOidcToken } from './oidc-token.js';
 
 /** OAuth providers one user may hold (as authenticators: 10). */
 export const MAX_OAUTH_PROVIDERS = 10;
 
-/** Refuses a token that is not a JWT naming iss, sub and aud, before anything is fetched. */
-function precheckProviders(providers: readonly OauthProviderParams[]): void {
+/**
+ * Refuses a token that is not a JWT naming iss, sub and aud, before anything is fetched.
+ * @throws KeyholdError INVALID_OIDC_TOKEN
+ */
+export function precheckOauthProviders(providers: readonly OauthProviderParams[]): void {
   for (const provider of providers) {
     const token = provider.oidcToken;
     const claims = 'oidcClaims' in provider ? provider.oidcClaims : undefined;
@@ -84,7 +87,15 @@ async function identityOf(
   provider: OauthProviderParams,
 ): Promise<Pick<OauthProviderRecord, 'issuer' | 'audience' | 'subject'>> {
   if (provider.oidcToken !== undefined) {
-    const claims = await verifyOidcToken(ctx, provider.oidcToken);
+    let claims: Awaited<ReturnType<typeof verifyOidcToken>>;
+    try {
+      claims = await verifyOidcToken(ctx, provider.oidcToken);
+    } catch (error) {
+      // A bad token or an issuer out of reach refuses the request (CREATE_USERS and
+      // CREATE_SUB_ORGANIZATION too): nothing of it is stored.
+      if (isKeyholdError(error)) throw new ExecutionRefusal(error);
+      throw error;
+    }
     return { issuer: claims.iss, audience: claims.aud[0]!, subject: claims.sub };
   }
   const claims = (provider as { oidcClaims: { iss: string; aud: string; sub: string } }).oidcClaims;
@@ -100,7 +111,7 @@ async function userOf(ctx: ActivityContext, userId: string): Promise<UserRecord>
 /** A token that does not verify, or an issuer out of reach, refuses the request: nothing is stored. */
 export const createOauthProvidersHandler: HandlerOf<'CREATE_OAUTH_PROVIDERS'> = refusingHandler({
   precheck(p) {
-    precheckProviders(p.oauthProviders);
+    precheckOauthProviders(p.oauthProviders);
   },
   async execute(ctx, p) {
     const user = await userOf(ctx, p.userId);

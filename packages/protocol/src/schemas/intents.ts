@@ -238,10 +238,10 @@ const createSubOrganizationV3 = () =>
  */
 const allowedOrigin = () =>
   withError(str({ minLength: 1, maxLength: 512 }), 'INVALID_ALLOWED_ORIGIN');
-const createSubOrganizationV7 = () =>
+const createSubOrganizationV7 = <U>(rootUser: Schema<U>) =>
   obj(
     {
-      ...subOrganizationMembers(rootUserParams.v7),
+      ...subOrganizationMembers(rootUser),
       ...subOrganizationWalletMembers(),
       ...subOrganizationOtpMembers(),
     },
@@ -258,7 +258,7 @@ export const INTENT_SCHEMAS = {
   ACTIVITY_TYPE_CREATE_USERS: obj({ users: nonEmpty(userParams.v1) }, ['users']),
   ACTIVITY_TYPE_CREATE_USERS_V2: obj({ users: nonEmpty(userParams.v2) }, ['users']),
   ACTIVITY_TYPE_CREATE_USERS_V3: obj({ users: nonEmpty(userParams.v3) }, ['users']),
-  ACTIVITY_TYPE_CREATE_USERS_V4: obj({ users: nonEmpty(userParams.v3) }, ['users']),
+  ACTIVITY_TYPE_CREATE_USERS_V4: obj({ users: nonEmpty(userParams.v4) }, ['users']),
   ACTIVITY_TYPE_CREATE_API_ONLY_USERS: obj({ apiOnlyUsers: nonEmpty(apiOnlyUserParams) }, [
     'apiOnlyUsers',
   ]),
@@ -323,8 +323,8 @@ export const INTENT_SCHEMAS = {
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: createSubOrganizationV4To6(rootUserParams.v2),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: createSubOrganizationV4To6(rootUserParams.v5),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: createSubOrganizationV4To6(rootUserParams.v6),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: createSubOrganizationV7(),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: createSubOrganizationV7(),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: createSubOrganizationV7(rootUserParams.v7),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: createSubOrganizationV7(rootUserParams.v8),
   ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION: obj({ deleteWithoutExport: bool() }),
   ACTIVITY_TYPE_CREATE_WALLET: obj(
     {

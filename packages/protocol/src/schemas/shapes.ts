@@ -16,7 +16,6 @@ import {
 import {
   arr,
   bool,
-  emptyArr,
   enumOf,
   type Infer,
   int64,
@@ -227,8 +226,8 @@ const userMembers = <K, A>(apiKey: Schema<K>, authenticator: Schema<A>) => ({
 });
 
 /**
- * Users of CREATE_USERS V1 (with accessType and V1 authenticators) … V4, by version. OAuth
- * providers must be empty until they are supported.
+ * Users of CREATE_USERS V1 (with accessType and V1 authenticators) … V4, by version: V3 adds
+ * OAuth providers by id_token, V4 by id_token or claims.
  */
 export const userParams = {
   v1: obj(
@@ -239,12 +238,21 @@ export const userParams = {
     ['userName'],
   ),
   v2: obj(userMembers(apiKeyParamsV1, authenticatorParamsV2), ['userName']),
-  /** V3 and V4: V2 API keys, a phone number, OAuth providers. */
+  /** V3: V2 API keys, a phone number, OAuth providers. */
   v3: obj(
     {
       ...userMembers(apiKeyParamsV2, authenticatorParamsV2),
       userPhoneNumber: str({ maxLength: 32 }),
-      oauthProviders: emptyArr(),
+      oauthProviders: oauthProviders(oauthProviderParamsV1),
+    },
+    ['userName'],
+  ),
+  /** V4: as V3, providers by id_token or claims. */
+  v4: obj(
+    {
+      ...userMembers(apiKeyParamsV2, authenticatorParamsV2),
+      userPhoneNumber: str({ maxLength: 32 }),
+      oauthProviders: oauthProviders(oauthProviderParamsV2),
     },
     ['userName'],
   ),
@@ -339,9 +347,6 @@ export const updatePolicyParams = {
   v2: obj({ ...updatePolicyMembers(), time: policyExpression() }, ['policyId']),
 } as const;
 
-/** Credentials Keyhold cannot store yet: accepted only as empty arrays, refused with a message. */
-const unsupportedCredentials = () => withError(emptyArr(), 'UNSUPPORTED_CREDENTIAL');
-
 /** The members every RootUser version shares, in wire order. */
 const rootUserMembers = <K>(apiKey: Schema<K>) => ({
   userName: name(),
@@ -352,23 +357,32 @@ const rootUserMembers = <K>(apiKey: Schema<K>) => ({
 
 /**
  * RootUser of CREATE_SUB_ORGANIZATION, by intent version: V2, V3 and V4 take V1 API keys and
- * V2 authenticators; V5 adds oauthProviders; V6 API keys with curveType; V7 and V8 add
- * userPhoneNumber. OAuth providers must be empty until they are supported.
+ * V2 authenticators; V5 adds oauthProviders (by id_token); V6 API keys with curveType; V7 adds
+ * userPhoneNumber; V8 takes providers by id_token or claims.
  */
 export const rootUserParams = {
   /** V2, V3 and V4. */
   v2: obj(rootUserMembers(apiKeyParamsV1), ['userName']),
-  v5: obj({ ...rootUserMembers(apiKeyParamsV1), oauthProviders: unsupportedCredentials() }, [
-    'userName',
-  ]),
-  v6: obj({ ...rootUserMembers(apiKeyParamsV2), oauthProviders: unsupportedCredentials() }, [
-    'userName',
-  ]),
-  /** V7 and V8. */
+  v5: obj(
+    { ...rootUserMembers(apiKeyParamsV1), oauthProviders: oauthProviders(oauthProviderParamsV1) },
+    ['userName'],
+  ),
+  v6: obj(
+    { ...rootUserMembers(apiKeyParamsV2), oauthProviders: oauthProviders(oauthProviderParamsV1) },
+    ['userName'],
+  ),
   v7: obj(
     {
       ...rootUserMembers(apiKeyParamsV2),
-      oauthProviders: unsupportedCredentials(),
+      oauthProviders: oauthProviders(oauthProviderParamsV1),
+      userPhoneNumber: str({ maxLength: 32 }),
+    },
+    ['userName'],
+  ),
+  v8: obj(
+    {
+      ...rootUserMembers(apiKeyParamsV2),
+      oauthProviders: oauthProviders(oauthProviderParamsV2),
       userPhoneNumber: str({ maxLength: 32 }),
     },
     ['userName'],
