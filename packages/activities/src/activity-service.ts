@@ -50,6 +50,7 @@ import {
   voteRecordOf,
 } from './activity-proposal.js';
 import { ActivityScope } from './activity-scope.js';
+import { attestedLoginOnly, attestStamp } from './attested-stamp.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
 import {
   consensusExpired,
@@ -250,6 +251,22 @@ export class ActivityService {
     const { stamp, body, text } = await readSignedRequest(this.deps.verifier, request);
     validateEnvelope(body);
     const definition = definitionAt(path, body);
+    if (stamp.kind === 'attested') {
+      // Checked before the transaction: an OIDC issuer may have to be fetched.
+      if (definition.kind !== 'STAMP_LOGIN') throw attestedLoginOnly();
+      // The session key is the key the token binds, which signed the body.
+      const asked = (body.parameters as { publicKey?: unknown } | undefined)?.publicKey;
+      if (String(asked ?? '').toLowerCase() !== stamp.signed.publicKey) {
+        throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+          reason: 'an attested login is for the attested public key only',
+        });
+      }
+      await attestStamp(stamp, {
+        tlsFetcher: this.tlsFetcher,
+        oidc: this.oidcVerifier,
+        now: this.deps.clock.now(),
+      });
+    }
     const parameters = body.parameters as Record<string, unknown>;
     const vote = VOTE_KINDS.has(definition.kind);
     const handler = vote ? undefined : handlerOf(definition);

@@ -34,7 +34,7 @@ async function userOfToken(
   ctx: ActivityContext,
   claims: Awaited<ReturnType<typeof verifyOidcToken>>,
 ): Promise<UserRecord> {
-  const provider = await oauthProviderOf(ctx, claims);
+  const provider = await oauthProviderOf(ctx.tx, ctx.organization.organizationId, claims);
   const user = await ctx.tx.users.get(ctx.organization.organizationId, provider.userId);
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: provider.userId });
   return user;

@@ -20,6 +20,7 @@ import {
   OidcIssuerUnavailableError,
   OidcTokenInvalidError,
 } from '../ports/oidc-verifier.js';
+import type { StoreTransaction } from '../ports/store.js';
 import type { OauthProviderRecord } from '../records.js';
 import type { ActivityContext } from './activity-handler.js';
 
@@ -65,7 +66,10 @@ export function readOidcTokenShape(token: string): { iss: string } {
  * The claims of a token the context's verifier accepts (signature, trusted issuer, expiry).
  * @throws KeyholdError INVALID_OIDC_TOKEN, UNAVAILABLE (the issuer cannot be reached)
  */
-export async function verifyOidcToken(ctx: ActivityContext, token: string): Promise<OidcClaims> {
+export async function verifyOidcToken(
+  ctx: Pick<ActivityContext, 'oidc' | 'now'>,
+  token: string,
+): Promise<OidcClaims> {
   readOidcTokenShape(token);
   try {
     return await ctx.oidc.verify(token, { now: ctx.now });
@@ -101,10 +105,11 @@ export function checkOidcNonce(claims: OidcClaims, publicKeys: readonly string[]
  * @throws KeyholdError INVALID_OIDC_TOKEN when no user of the organization has it
  */
 export async function oauthProviderOf(
-  ctx: ActivityContext,
+  tx: StoreTransaction,
+  organizationId: string,
   claims: OidcClaims,
 ): Promise<OauthProviderRecord> {
-  const providers = await ctx.tx.oauthProviders.list(ctx.organization.organizationId);
+  const providers = await tx.oauthProviders.list(organizationId);
   const provider = providers.find(
     (p) => p.issuer === claims.iss && p.subject === claims.sub && claims.aud.includes(p.audience),
   );

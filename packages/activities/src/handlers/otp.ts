@@ -34,6 +34,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import { normalizeApiPublicKey } from '../api-key-public-key.js';
 import { NotifierChannelUnsupportedError, NotifierUnavailableError } from '../ports/notifier.js';
+import type { StoreTransaction } from '../ports/store.js';
 import type { OtpRecord, UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { ExecutionRefusal, refusingHandler } from './execution-refusal.js';
@@ -437,12 +438,27 @@ function checkClientSignature(
 }
 
 /** The organization's user with this email address or phone number (normalized), if any. */
-async function findUserWithContact(
+function findUserWithContact(
   ctx: ActivityContext,
   otpType: string,
   contact: string,
 ): Promise<UserRecord | undefined> {
-  const users = await ctx.tx.users.list(ctx.organization.organizationId);
+  return userWithContact(ctx.tx, ctx.organization.organizationId, otpType, contact);
+}
+
+/**
+ * The user of `organizationId` with this email address or phone number (as `normalizeContact`
+ * gives it), if any: OTP_LOGIN's and OTP_AUTH's, and an attested stamp's (X-Stamp-Attested).
+ * @example
+ * const user = await userWithContact(tx, orgId, 'OTP_TYPE_EMAIL', 'alice@example.com');
+ */
+export async function userWithContact(
+  tx: StoreTransaction,
+  organizationId: string,
+  otpType: string,
+  contact: string,
+): Promise<UserRecord | undefined> {
+  const users = await tx.users.list(organizationId);
   return users.find((u) =>
     otpType === 'OTP_TYPE_EMAIL'
       ? u.userEmail?.toLowerCase() === contact

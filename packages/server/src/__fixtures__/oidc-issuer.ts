@@ -74,7 +74,8 @@ export async function startOidcIssuer(clients: readonly IssuerClient[]): Promise
       async (ctx) => {
         const { sub, nonce } = ctx.oidc.params as { sub?: string; nonce?: string };
         const token = new ctx.oidc.provider.IdToken({ sub: sub! }, { ctx });
-        token.scope = 'openid';
+        // The scope that masks the claims (the typings omit the member).
+        (token as unknown as { scope: string }).scope = 'openid';
         if (nonce) token.set('nonce', nonce);
         ctx.body = { id_token: await token.issue({ use: 'idtoken' }) };
       },

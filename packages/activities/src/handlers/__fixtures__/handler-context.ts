@@ -67,6 +67,7 @@ export function handlerContext(parts: HandlerContextParts): ActivityContext {
     notarizer: only('notarizer', {}),
     tlsFetcher: only('tlsFetcher', {}),
     notifier: only('notifier', {}),
+    oidc: only('oidc', {}),
     ids: { uuid: () => `id-${++next}`, activityId: () => 'activity-1' },
     now: parts.now ?? 1_700_000_000_000,
     activityId: 'activity-1',
