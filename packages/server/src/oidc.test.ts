@@ -410,5 +410,18 @@ describe.each(STORE_TARGETS)('OIDC logins against a local oidc-provider on %s', 
       oidcToken,
       publicKey: client.publicKey,
     });
+    // An identity belongs to one user: registering it again is refused, nothing stored.
+    const duplicate = await rejection(
+      alice.createOauthProviders({
+        userId: aliceId,
+        oauthProviders: [
+          { providerName: 'twice', oidcClaims: { iss: op.issuer, aud: app, sub: 'alice-at-op' } },
+        ],
+      }),
+    );
+    expect(duplicate.message).toContain(
+      'oauth provider with this issuer, audience and subject already exists in organization',
+    );
+    expect((await alice.getOauthProviders({ userId: aliceId })).oauthProviders).toHaveLength(1);
   });
 });

@@ -17,6 +17,9 @@
  * One-time codes too: two codes are sent (INIT_OTP V3, the notifier keeps the messages), one
  * is verified through VERIFY_OTP V2 (`encryptOtpCodeToBundle`) and one left live; neither
  * code appears in any table (the `otps` table holds a keyed MAC of each).
+ *
+ * The `oauth_providers` table (store version 12) has no secret column: issuer, audience and
+ * subject of a provider, never the id_token it was registered with (see the README, Security).
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
