@@ -270,13 +270,23 @@ export class ActivityService {
     const parameters = body.parameters as Record<string, unknown>;
     const vote = VOTE_KINDS.has(definition.kind);
     const handler = vote ? undefined : handlerOf(definition);
+    let refusal = refusalOf(() =>
+      handler
+        ? checkIntent(definition, parameters, handler, this.precheckSettings)
+        : validateIntent(definition.type, parameters),
+    );
+    if (!refusal && handler?.prepare) {
+      // Network work before the transaction; its refusal comes after authentication too.
+      try {
+        await handler.prepare({ oidc: this.oidcVerifier, now: this.deps.clock.now() }, parameters);
+      } catch (error) {
+        if (!isKeyholdError(error)) throw error;
+        refusal = error;
+      }
+    }
     const submission: ParsedSubmission = {
       definition,
-      refusal: refusalOf(() =>
-        handler
-          ? checkIntent(definition, parameters, handler, this.precheckSettings)
-          : validateIntent(definition.type, parameters),
-      ),
+      refusal,
       organizationId: organizationIdOf(body),
       fingerprint: fingerprintOf(request.rawBody),
       parameters,

@@ -69,6 +69,13 @@ export interface ProposalContext {
   readonly organization: OrganizationRecord;
 }
 
+/** What `prepare` may use: the ports that reach outside, and the request's time. */
+export interface PrepareContext {
+  readonly oidc: OidcVerifier;
+  /** Epoch ms. */
+  readonly now: number;
+}
+
 /** Settings of the service that a precheck may depend on. */
 export interface PrecheckSettings {
   /**
@@ -103,6 +110,13 @@ export interface ActivityHandler<P = ValidatedIntent, R = ActivityResult> {
    * nothing, as a precheck's does.
    */
   readonly verify?: (ctx: ProposalContext, parameters: P) => Promise<void>;
+  /**
+   * Work outside the Store, run once the parameters passed `precheck` and before the
+   * activity's transaction opens: fetching what `execute` will need from the network (an OIDC
+   * issuer's discovery document and keys), so no transaction waits on it. What it throws
+   * refuses the request, after authentication, as a precheck refusal does.
+   */
+  readonly prepare?: (ctx: PrepareContext, parameters: P) => Promise<void>;
   /** Returns the content of the result member. */
   readonly execute: (ctx: ActivityContext, parameters: P) => Promise<R>;
 }

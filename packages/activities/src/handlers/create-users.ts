@@ -7,7 +7,11 @@ import type { UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
-import { addOauthProviders, precheckOauthProviders } from './oauth-providers.js';
+import {
+  addOauthProviders,
+  precheckOauthProviders,
+  prepareOauthProviders,
+} from './oauth-providers.js';
 import { requireUserTags } from './tags.js';
 
 /**
@@ -47,12 +51,14 @@ async function createUsers(ctx: ActivityContext, users: readonly NewUser[]) {
 }
 
 const apiKeysOf = (users: readonly NewUser[]) => users.flatMap((u) => u.apiKeys ?? []);
+const providersOf = (users: readonly NewUser[]) => users.flatMap((u) => u.oauthProviders ?? []);
 
 export const createUsersHandler: HandlerOf<'CREATE_USERS'> = {
   precheck(p) {
     precheckApiKeys(apiKeysOf(p.users));
-    precheckOauthProviders((p.users as readonly NewUser[]).flatMap((u) => u.oauthProviders ?? []));
+    precheckOauthProviders(providersOf(p.users));
   },
+  prepare: (ctx, p) => prepareOauthProviders(ctx, providersOf(p.users)),
   verify: (ctx, p) =>
     verifyAuthenticators(
       ctx,

@@ -24,6 +24,7 @@ import { refusingHandler } from './execution-refusal.js';
 import {
   checkOidcNonce,
   oauthProviderOf,
+  prepareOidcTokens,
   readOidcTokenShape,
   verifyOidcToken,
 } from './oidc-token.js';
@@ -46,6 +47,7 @@ export const oauthLoginHandler: HandlerOf<'OAUTH_LOGIN'> = refusingHandler({
     normalizeApiPublicKey('API_KEY_CURVE_P256', p.publicKey);
     sessionSeconds(p.expirationSeconds);
   },
+  prepare: (ctx, p) => prepareOidcTokens(ctx, [p.oidcToken]),
   async execute(ctx, p) {
     const publicKey = normalizeApiPublicKey('API_KEY_CURVE_P256', p.publicKey);
     const claims = await verifyOidcToken(ctx, p.oidcToken);
@@ -97,6 +99,7 @@ export const oauthHandler: HandlerOf<'OAUTH'> = refusingHandler({
     targetKeySpellings(p.targetPublicKey);
     sessionSeconds(p.expirationSeconds);
   },
+  prepare: (ctx, p) => prepareOidcTokens(ctx, [p.oidcToken]),
   async execute(ctx, p) {
     const claims = await verifyOidcToken(ctx, p.oidcToken);
     checkOidcNonce(claims, targetKeySpellings(p.targetPublicKey));

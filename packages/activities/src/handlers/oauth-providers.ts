@@ -12,9 +12,9 @@
 import { isKeyholdError, KeyholdError, type OauthProviderParams } from '@keyhold/protocol';
 import { StoreConflictError } from '../ports/store.js';
 import type { OauthProviderRecord, UserRecord } from '../records.js';
-import type { ActivityContext, HandlerOf } from './activity-handler.js';
+import type { ActivityContext, HandlerOf, PrepareContext } from './activity-handler.js';
 import { ExecutionRefusal, refusingHandler } from './execution-refusal.js';
-import { readOidcTokenShape, verifyOidcToken } from './oidc-token.js';
+import { prepareOidcTokens, readOidcTokenShape, verifyOidcToken } from './oidc-token.js';
 
 /** OAuth providers one user may hold (as authenticators: 10). */
 export const MAX_OAUTH_PROVIDERS = 10;
@@ -34,6 +34,20 @@ export function precheckOauthProviders(providers: readonly OauthProviderParams[]
       });
     }
   }
+}
+
+/**
+ * Verifies the providers' tokens before the transaction (`ActivityHandler.prepare`).
+ * @throws KeyholdError INVALID_OIDC_TOKEN, UNAVAILABLE
+ */
+export function prepareOauthProviders(
+  ctx: PrepareContext,
+  providers: readonly OauthProviderParams[],
+): Promise<void> {
+  return prepareOidcTokens(
+    ctx,
+    providers.map((p) => p.oidcToken),
+  );
 }
 
 /**
@@ -113,6 +127,7 @@ export const createOauthProvidersHandler: HandlerOf<'CREATE_OAUTH_PROVIDERS'> = 
   precheck(p) {
     precheckOauthProviders(p.oauthProviders);
   },
+  prepare: (ctx, p) => prepareOauthProviders(ctx, p.oauthProviders),
   async execute(ctx, p) {
     const user = await userOf(ctx, p.userId);
     return { providerIds: await addOauthProviders(ctx, user, p.oauthProviders) };

@@ -22,7 +22,7 @@ import {
 } from '../ports/oidc-verifier.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { OauthProviderRecord } from '../records.js';
-import type { ActivityContext } from './activity-handler.js';
+import type { PrepareContext } from './activity-handler.js';
 
 /**
  * The nonce an id_token must carry to log in with `publicKey`: lowercase hex of SHA-256 over
@@ -66,10 +66,7 @@ export function readOidcTokenShape(token: string): { iss: string } {
  * The claims of a token the context's verifier accepts (signature, trusted issuer, expiry).
  * @throws KeyholdError INVALID_OIDC_TOKEN, UNAVAILABLE (the issuer cannot be reached)
  */
-export async function verifyOidcToken(
-  ctx: Pick<ActivityContext, 'oidc' | 'now'>,
-  token: string,
-): Promise<OidcClaims> {
+export async function verifyOidcToken(ctx: PrepareContext, token: string): Promise<OidcClaims> {
   readOidcTokenShape(token);
   try {
     return await ctx.oidc.verify(token, { now: ctx.now });
@@ -82,6 +79,21 @@ export async function verifyOidcToken(
     }
     throw error;
   }
+}
+
+/**
+ * A handler's `prepare` for its id_tokens: verifies each before the transaction opens, so
+ * the issuer's discovery document and keys are fetched (and cached) outside it and a bad token
+ * is refused before anything is read.
+ * @throws KeyholdError INVALID_OIDC_TOKEN, UNAVAILABLE
+ * @example
+ * export const h = { prepare: (ctx, p) => prepareOidcTokens(ctx, [p.oidcToken]), … };
+ */
+export async function prepareOidcTokens(
+  ctx: PrepareContext,
+  tokens: readonly (string | undefined)[],
+): Promise<void> {
+  for (const token of tokens) if (token !== undefined) await verifyOidcToken(ctx, token);
 }
 
 /**

@@ -30,7 +30,11 @@ import type { OrganizationRecord, UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
-import { addOauthProviders, precheckOauthProviders } from './oauth-providers.js';
+import {
+  addOauthProviders,
+  precheckOauthProviders,
+  prepareOauthProviders,
+} from './oauth-providers.js';
 import { createPrivateKeysHandler } from './private-keys.js';
 import { precheckAccounts } from './wallet-accounts.js';
 import { createWalletHandler } from './wallets.js';
@@ -88,6 +92,11 @@ export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> 
       createPrivateKeysHandler.precheck?.({ privateKeys: p.privateKeys }, definition, settings);
     }
   },
+  prepare: (ctx, p) =>
+    prepareOauthProviders(
+      ctx,
+      shapeOf(p).rootUsers.flatMap((u) => u.oauthProviders ?? []),
+    ),
   verify: (ctx, p) =>
     verifyAuthenticators(
       ctx,
