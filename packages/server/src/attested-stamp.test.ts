@@ -37,6 +37,13 @@ import {
 } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 
+/** What a submit answers: the activity, or a Status body. */
+interface StatusOrActivity {
+  message?: string;
+  details?: unknown[];
+  activity: { result: { stampLoginResult: { session: string } } };
+}
+
 const OIDC = 'STAMP_ATTESTED_SCHEME_P256_OIDC';
 const VERIFICATION_TOKEN = 'STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN';
 
@@ -129,7 +136,7 @@ describe('X-Stamp-Attested logins (STAMP_LOGIN)', () => {
         headers: { 'X-Stamp-Attested': await attestedHeader(key, scheme, attestation, body) },
       },
     );
-    return { status: response.status, answer: (await response.json()) as Record<string, any> };
+    return { status: response.status, answer: (await response.json()) as StatusOrActivity };
   }
 
   /** A verification token for `email`, bound to `key` (INIT_OTP → mail → VERIFY_OTP). */
@@ -158,7 +165,7 @@ describe('X-Stamp-Attested logins (STAMP_LOGIN)', () => {
     const token = await verificationTokenFor(key);
     const { status, answer } = await stampLogin(key, VERIFICATION_TOKEN, token);
     expect(status, JSON.stringify(answer)).toBe(200);
-    const session = answer.activity.result.stampLoginResult.session as string;
+    const session = answer.activity.result.stampLoginResult.session;
     expect(await verifySessionJwtSignature(session, kh.server.keyhold.notarizerPublicKey)).toBe(
       true,
     );
@@ -191,7 +198,7 @@ describe('X-Stamp-Attested logins (STAMP_LOGIN)', () => {
     const token = await op.idToken({ clientId: app, sub: 'alice', nonce: nonceOf(key.publicKey) });
     const { status, answer } = await stampLogin(key, OIDC, token);
     expect(status, JSON.stringify(answer)).toBe(200);
-    const session = answer.activity.result.stampLoginResult.session as string;
+    const session = answer.activity.result.stampLoginResult.session;
     expect(await verifySessionJwtSignature(session, kh.server.keyhold.notarizerPublicKey)).toBe(
       true,
     );
