@@ -177,6 +177,24 @@ describe('joseOidcVerifier bounds its work', () => {
     }
   });
 
+  it('any HTTPS issuer: not on a private or loopback address, unless the operator named it', async () => {
+    const anyIssuer = joseOidcVerifier({ timeoutMs: 300 });
+    for (const iss of ['https://10.0.0.1', 'https://localhost:1', 'https://[::1]:1']) {
+      const { token } = await tokenFor(iss);
+      const error = await anyIssuer.verify(token, { now: Date.now() }).catch((e) => e);
+      expect(error, iss).toBeInstanceOf(OidcTokenInvalidError);
+      expect(String(error.reason), iss).toMatch(/(private|loopback) address/);
+    }
+    const gone = await serve(() => {});
+    await close(gone.server);
+    const named = gone.url.replace('http:', 'https:');
+    const { token } = await tokenFor(named);
+    const error = await joseOidcVerifier({ trustedIssuers: [named], timeoutMs: 300 })
+      .verify(token, { now: Date.now() })
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(OidcIssuerUnavailableError);
+  });
+
   it('refuses an HMAC token whose key would be the issuer’s public JWK', async () => {
     const signed = await tokenFor('http://127.0.0.1:1');
     const { jwk } = signed;

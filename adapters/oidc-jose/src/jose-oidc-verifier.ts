@@ -5,18 +5,24 @@
  * verified against the issuer's remote JWKS (`createRemoteJWKSet`): signature (asymmetric
  * algorithms only), `iss`, `exp` and `nbf`.
  *
+ * Any HTTPS issuer (no `trustedIssuers`): fetches go to public addresses only (loopback too
+ * with `allowLoopbackHttp`), checked when the name is resolved.
+ *
  * Bounded work: every fetch has a timeout and a response-size cap and follows no redirect;
  * discovery documents are cached (`discoveryTtlMs`) for at most `maxIssuers` issuers; a JWKS is
  * cached by jose (`jwksCacheMaxAgeMs`) and refetched when a token names a key it does not hold,
  * at most once per `jwksCooldownMs` — how a provider's key rotation is picked up.
  * @module
  */
+
+import { lookup } from 'node:dns/promises';
 import {
   type OidcClaims,
   OidcIssuerUnavailableError,
   OidcTokenInvalidError,
   type OidcVerifier,
 } from '@keyhold/activities';
+import { nonPublicRange } from '@keyhold/webhooks';
 import {
   createRemoteJWKSet,
   customFetch,
@@ -108,8 +114,43 @@ export function joseOidcVerifier(options: JoseOidcVerifierOptions = {}): OidcVer
   const issuers = new Map<string, IssuerEntry>();
   const discovering = new Map<string, Promise<IssuerEntry>>();
 
+  /**
+   * Where a fetch may go when any HTTPS issuer is trusted: public addresses only (and loopback
+   * with `allowLoopbackHttp`), so a token cannot make the server fetch from inside its network.
+   * Issuers the operator named are fetched wherever they are. The name is resolved here and
+   * again by `fetch`: a name that changes its answer in between is not caught.
+   */
+  async function checkDestination(url: URL): Promise<void> {
+    if (trusted.size > 0) return;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    let addresses = [host];
+    if (nonPublicRange(host) === 'not an IP address') {
+      try {
+        const answers = await Promise.race([
+          lookup(host, { all: true }),
+          new Promise<never>((_, reject) =>
+            setTimeout(() => reject(new Error('timed out')), timeoutMs).unref(),
+          ),
+        ]);
+        addresses = answers.map((a) => a.address);
+      } catch (error) {
+        throw new FetchFailure(
+          `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+    for (const address of addresses) {
+      const range = nonPublicRange(address);
+      if (range === undefined || (range === 'loopback' && allowLoopbackHttp)) continue;
+      throw new OidcTokenInvalidError(
+        `the issuer's ${url.pathname.endsWith('openid-configuration') ? 'discovery document' : 'JWKS'} is on a ${range} address`,
+      );
+    }
+  }
+
   /** GET `url` with the timeout and the size cap; no redirects. */
   async function boundedFetch(url: string, signal?: AbortSignal): Promise<Response> {
+    await checkDestination(new URL(url));
     let response: Response;
     try {
       response = await fetch(url, {
