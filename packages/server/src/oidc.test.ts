@@ -151,6 +151,17 @@ describe.each(STORE_TARGETS)('OIDC logins against a local oidc-provider on %s', 
     ]);
     const { user } = await alice.getUser({ userId: aliceId });
     expect(user.oauthProviders.map((p) => p.subject)).toEqual(['alice-at-op']);
+    // The parent finds the end user's sub-organization by a token (getSubOrgIds OIDC_TOKEN).
+    const found = async (oidcToken: string) =>
+      (await kh.client.getSubOrgIds({ filterType: 'OIDC_TOKEN', filterValue: oidcToken }))
+        .organizationIds;
+    expect(await found(await op.idToken({ clientId: app, sub: 'alice-at-op' }))).toEqual([
+      subOrgId,
+    ]);
+    expect(await found(await op.idToken({ clientId: 'other-app', sub: 'alice-at-op' }))).toEqual(
+      [],
+    );
+    expect(await found('not-a-token')).toEqual([]);
   });
 
   it('OAUTH_LOGIN by the parent: a session of alice in the sub-organization, signed by the notarizer', async () => {

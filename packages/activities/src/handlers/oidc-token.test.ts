@@ -30,6 +30,8 @@ describe('readOidcTokenShape (the spec’s "invalid OIDC token")', () => {
   it('needs three parts and the iss, sub and aud claims', () => {
     expect(readOidcTokenShape(jwt({ iss: 'https://i', sub: 's', aud: 'a' }))).toEqual({
       iss: 'https://i',
+      sub: 's',
+      aud: ['a'],
     });
     expect(readOidcTokenShape(jwt({ iss: 'https://i', sub: 's', aud: ['a', 'b'] })).iss).toBe(
       'https://i',

@@ -41,7 +41,11 @@ const invalid = (reason: string) => new KeyholdError('INVALID_OIDC_TOKEN', { rea
  * `sub` and `aud`. Nothing it returns may be trusted.
  * @throws KeyholdError INVALID_OIDC_TOKEN
  */
-export function readOidcTokenShape(token: string): { iss: string } {
+export function readOidcTokenShape(token: string): {
+  iss: string;
+  sub: string;
+  aud: readonly string[];
+} {
   const parts = token.split('.');
   if (parts.length !== 3) throw invalid('not a JWT of three dot-separated parts');
   let payload: unknown;
@@ -59,7 +63,7 @@ export function readOidcTokenShape(token: string): { iss: string } {
   if (typeof iss !== 'string' || iss === '' || typeof sub !== 'string' || sub === '' || !audOk) {
     throw invalid('the token lacks a required claim: aud, sub or iss');
   }
-  return { iss };
+  return { iss, sub, aud: typeof aud === 'string' ? [aud] : (aud as string[]) };
 }
 
 /**
