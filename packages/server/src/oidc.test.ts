@@ -366,6 +366,10 @@ describe.each(STORE_TARGETS)('OIDC logins against a local oidc-provider on %s', 
     });
     const { session: daves } = await login(subOrgId, 'dave-at-op');
     expect(JSON.parse(atob(daves.split('.')[1]!)).user_id).toBe(userIds[0]);
+    // Deleting the user deletes their providers.
+    await alice.deleteUsers({ userIds });
+    const left = (await alice.getOauthProviders({})).oauthProviders.map((p) => p.subject);
+    expect(left).not.toContain('dave-at-op');
 
     // A sub-organization whose root user's token does not verify is refused whole.
     const before = (await kh.client.getSubOrgIds({})).organizationIds.length;
