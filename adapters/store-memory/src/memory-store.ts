@@ -90,6 +90,12 @@ class State {
   webhookEndpoints = new MemoryTable(STORE_TABLES.webhookEndpoints, this.next);
   otps = new MemoryTable(STORE_TABLES.otps, this.next);
   oauthProviders = new MemoryTable(STORE_TABLES.oauthProviders, this.next);
+  oauthProviderByIdentity = this.oauthProviders.finder([
+    'organizationId',
+    'issuer',
+    'audience',
+    'subject',
+  ]);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -496,7 +502,13 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
     },
     otps: s.otps.over(j),
-    oauthProviders: s.oauthProviders.over(j),
+    oauthProviders: {
+      ...s.oauthProviders.over(j),
+      async findByIdentity(org, issuer, audience, subject) {
+        const r = s.oauthProviderByIdentity(org, issuer, audience, subject);
+        return r && clone(r);
+      },
+    },
     policyEvaluations: {
       async listByActivity(org, activityId) {
         return s.policyEvaluationsByActivity(org, activityId).map(clone);

@@ -29,6 +29,8 @@ import {
   type CredentialRepository,
   type CredentialScope,
   type NamedRecordRepository,
+  type OauthProviderRecord,
+  type OauthProviderRepository,
   type OrganizationRecord,
   type OrganizationRepository,
   type PageRequest,
@@ -80,6 +82,12 @@ const policyEvaluationsByActivity = policyEvaluations.lister(['organizationId', 
 const webhookEndpoints = new SqlTable(STORE_TABLES.webhookEndpoints);
 const otps = new SqlTable(STORE_TABLES.otps);
 const oauthProviders = new SqlTable(STORE_TABLES.oauthProviders);
+const oauthProviderByIdentity = oauthProviders.finder([
+  'organizationId',
+  'issuer',
+  'audience',
+  'subject',
+]);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -250,6 +258,25 @@ class ApiKeyRepositoryOver extends SqlRepository<ApiKeyRecord> implements ApiKey
 
   findByPublicKey(org: string, publicKey: string): Promise<ApiKeyRecord | undefined> {
     return apiKeyByPublicKey(this.db, org, publicKey);
+  }
+}
+
+/** Users' OAuth providers, and one by its identity (the unique issuer, audience, subject). */
+class OauthProviderRepositoryOver
+  extends SqlRepository<OauthProviderRecord>
+  implements OauthProviderRepository
+{
+  constructor(db: SqlClient) {
+    super(oauthProviders, db);
+  }
+
+  findByIdentity(
+    org: string,
+    issuer: string,
+    audience: string,
+    subject: string,
+  ): Promise<OauthProviderRecord | undefined> {
+    return oauthProviderByIdentity(this.db, org, issuer, audience, subject);
   }
 }
 
@@ -531,7 +558,7 @@ function transactionOver(
     webhookEndpoints: new SqlRepository(webhookEndpoints, db),
     webhookDeliveries: new WebhookDeliveryRepositoryOver(db),
     otps: new SqlRepository(otps, db),
-    oauthProviders: new SqlRepository(oauthProviders, db),
+    oauthProviders: new OauthProviderRepositoryOver(db),
   };
 }
 

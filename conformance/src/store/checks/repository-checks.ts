@@ -1098,6 +1098,17 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
       // The same issuer, audience and subject, for another user: refused.
       const { issuer, audience, subject } = p1;
       expect(
+        await tx((t) => t.oauthProviders.findByIdentity(o, issuer, audience, subject)),
+      ).toEqual(p1);
+      expect(
+        await tx((t) => t.oauthProviders.findByIdentity(o, issuer, fresh('client'), subject)),
+      ).toBeUndefined();
+      expect(
+        await tx((t) =>
+          t.oauthProviders.findByIdentity(o, issuer, audience, subject.toUpperCase()),
+        ),
+      ).toBeUndefined();
+      expect(
         await conflict(
           tx((t) => t.oauthProviders.insert(oauthProvider(o, u2, { issuer, audience, subject }))),
         ),

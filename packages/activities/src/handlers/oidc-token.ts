@@ -34,6 +34,9 @@ export function oidcNonceOf(publicKeyHex: string): string {
   return bytesToHex(sha256(utf8ToBytes(publicKeyHex)));
 }
 
+/** The audiences of one token that are looked up (a token naming more is matched on these). */
+const MAX_AUDIENCES = 10;
+
 const invalid = (reason: string) => new KeyholdError('INVALID_OIDC_TOKEN', { reason });
 
 /**
@@ -123,12 +126,19 @@ export function checkOidcNonce(claims: OidcClaims, publicKeys: readonly string[]
 export async function oauthProviderOf(
   tx: StoreTransaction,
   organizationId: string,
-  claims: OidcClaims,
+  claims: Pick<OidcClaims, 'iss' | 'sub' | 'aud'>,
 ): Promise<OauthProviderRecord> {
-  const providers = await tx.oauthProviders.list(organizationId);
-  const provider = providers.find(
-    (p) => p.issuer === claims.iss && p.subject === claims.sub && claims.aud.includes(p.audience),
-  );
+  let provider: OauthProviderRecord | undefined;
+  // A token names one audience, rarely a few: one indexed lookup each.
+  for (const audience of claims.aud.slice(0, MAX_AUDIENCES)) {
+    provider = await tx.oauthProviders.findByIdentity(
+      organizationId,
+      claims.iss,
+      audience,
+      claims.sub,
+    );
+    if (provider) break;
+  }
   if (!provider) {
     throw invalid(
       "no OAuth provider of this organization has the token's issuer, audience and subject",

@@ -323,6 +323,13 @@ export interface OauthProviderRepository {
     providerId: string,
   ): Promise<OauthProviderRecord | undefined>;
   list(organizationId: string): Promise<OauthProviderRecord[]>;
+  /** The organization's provider with this issuer, audience and subject (exact), if any. */
+  findByIdentity(
+    organizationId: string,
+    issuer: string,
+    audience: string,
+    subject: string,
+  ): Promise<OauthProviderRecord | undefined>;
   /**
    * Throws StoreConflictError `oauth_provider_pkey` for an existing id and
    * `oauth_provider_identity` when the organization holds the issuer, audience and subject.

@@ -4,7 +4,7 @@
  * @module
  */
 import { KeyholdError, type SUB_ORG_FILTER_TYPES } from '@keyhold/protocol';
-import { readOidcTokenShape } from '../handlers/oidc-token.js';
+import { oauthProviderOf, readOidcTokenShape } from '../handlers/oidc-token.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { OrganizationRecord } from '../records.js';
 import { DEFAULT_PAGE_LIMIT } from './activity-queries.js';
@@ -33,9 +33,12 @@ const oidcTokenMatches: Filter = async (tx, org, value) => {
   } catch {
     return false;
   }
-  return (await tx.oauthProviders.list(org.organizationId)).some(
-    (p) => p.issuer === claims.iss && p.subject === claims.sub && claims.aud.includes(p.audience),
-  );
+  try {
+    await oauthProviderOf(tx, org.organizationId, claims);
+    return true;
+  } catch {
+    return false;
+  }
 };
 
 /** The filters by `filterType`. CREDENTIAL_ID matches nothing yet. */
