@@ -10,6 +10,7 @@ import { API_KEYS } from './tables/api-keys.js';
 import { AUDIT_ENTRIES, AUDIT_HEADS } from './tables/audit-log.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
 import { INVITATIONS } from './tables/invitations.js';
+import { OAUTH_PROVIDERS } from './tables/oauth-providers.js';
 import { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
@@ -51,6 +52,7 @@ export const STORE_TABLES = {
   invitations: INVITATIONS,
   oauth2Credentials: OAUTH2_CREDENTIALS,
   payments: PAYMENTS,
+  oauthProviders: OAUTH_PROVIDERS,
 } as const;
 
 /**
