@@ -82,7 +82,10 @@ describe('TRANSACTION_TYPE_SOLANA: agrees with getCompiledTransactionMessageDeco
       fc.property(message, (compiled) => {
         const bytes = getCompiledTransactionMessageEncoder().encode(compiled);
         const kit = getCompiledTransactionMessageDecoder().decode(bytes);
-        const ours = parseTransaction('TRANSACTION_TYPE_SOLANA', bytesToHex(bytes));
+        const ours = parseTransaction(
+          'TRANSACTION_TYPE_SOLANA',
+          bytesToHex(Uint8Array.from(bytes)),
+        );
         const { message, view } = ours as ParsedSolanaTransaction;
         if (kit.version !== 'legacy' && kit.version !== 0) throw new Error('unexpected version');
         expect(message.version).toBe(kit.version);
