@@ -218,7 +218,13 @@ describe('keyhold serve', () => {
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { code: number }).code).toBe(16);
     // The log line names the adapter that is serving.
-    expect(run.stderr()).toMatch(/"message":"listening"[^\n]*"http":"koa"/);
+    const listening = run
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .find((l) => l.message === 'listening');
+    expect(listening).toMatchObject({ http: 'koa' });
 
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);

@@ -3,6 +3,7 @@
  * with positions and carets, exit codes, the explanation of a live server's decision, and the
  * messages of an unreachable or refusing server.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import {
   startTurnkeyServer,
   type TurnkeyServer,
 } from '../../server/src/__fixtures__/turnkey-server.js';
+import { keyholdNodeArgs } from './__fixtures__/keyhold-process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'keyhold-policy-cli-'));
@@ -32,11 +34,7 @@ interface Run {
 async function run(command: 'node' | 'pnpm', args: string[]): Promise<Run> {
   const child =
     command === 'node'
-      ? spawn(
-          process.execPath,
-          ['--import', 'tsx', '--conditions=keyhold-source', 'packages/cli/src/main.ts', ...args],
-          { cwd: root },
-        )
+      ? spawn(process.execPath, keyholdNodeArgs(args), { cwd: root })
       : spawn('pnpm', ['--silent', 'keyhold', ...args], { cwd: root });
   children.push(child);
   let stdout = '';

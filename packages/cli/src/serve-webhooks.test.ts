@@ -4,6 +4,7 @@
  * nothing is delivered there; `--allow-private-webhooks` is the one way to allow them. Real
  * processes, a real receiver on 127.0.0.1, the published `@turnkey/sdk-server` client.
  */
+
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { generateApiKeyPair } from '@keyhold/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import { keyholdNodeArgs } from './__fixtures__/keyhold-process.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -23,11 +25,7 @@ async function serve(...args: string[]) {
   const key = generateApiKeyPair();
   const child = spawn(
     process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--conditions=keyhold-source',
-      'packages/cli/src/main.ts',
+    keyholdNodeArgs([
       'serve',
       '--port',
       '0',
@@ -35,7 +33,7 @@ async function serve(...args: string[]) {
       '--bootstrap-api-public-key',
       key.publicKey,
       ...args,
-    ],
+    ]),
     // Production wants a master key; development takes one as well.
     { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: '11'.repeat(32) } },
   );

@@ -16,6 +16,8 @@
  * the Postgres run gets a database of its own (the CLI uses the `public` schema of its URL),
  * dropped afterwards. Without Postgres the Postgres run is skipped loudly (CI: it fails).
  */
+// How the CLI's own tests start it (the built CLI under `pnpm test`, else tsx), by path.
+
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -35,6 +37,7 @@ import {
   POSTGRES_URL,
   postgresReachable,
 } from '../../../adapters/store-postgres/src/testing/targets.js';
+import { keyholdNodeArgs } from '../../cli/src/__fixtures__/keyhold-process.js';
 import { createApiKeyStamper, generateApiKeyPair, type Stamper } from './api-key-signer.js';
 
 /** Parsed wire JSON, read field by field by the assertions. */
@@ -80,20 +83,10 @@ interface Server {
 }
 
 async function serve(args: string[], env: Record<string, string | undefined>): Promise<Server> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      '--conditions=keyhold-source',
-      'packages/cli/src/main.ts',
-      'serve',
-      '--port',
-      '0',
-      ...args,
-    ],
-    { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env } },
-  );
+  const child = spawn(process.execPath, keyholdNodeArgs(['serve', '--port', '0', ...args]), {
+    cwd: root,
+    env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env },
+  });
   children.push(child);
   let stderr = '';
   child.stderr.on('data', (d) => {

@@ -30,15 +30,29 @@ const started: ChildProcessWithoutNullStreams[] = [];
  * const run = keyholdProcess(['serve', '--memory', '--port', '0']);
  * const { url } = JSON.parse(await run.firstLine());
  */
+/**
+ * The node arguments that run `keyhold <args>`: the built CLI (`packages/cli/dist/main.js`)
+ * when `KEYHOLD_TEST_CLI=dist` — what `pnpm test` sets, after `tsc -b` has built it; a process
+ * then starts on about a third of the CPU that compiling the sources on the fly takes, which
+ * decides whether dozens of CLI processes fit a loaded CI machine — else the sources, through
+ * tsx (a test run straight after an edit needs no build).
+ * @example
+ * spawn(process.execPath, keyholdNodeArgs(['serve', '--memory']), { cwd: REPOSITORY_ROOT });
+ */
+export function keyholdNodeArgs(args: readonly string[]): string[] {
+  return process.env.KEYHOLD_TEST_CLI === 'dist'
+    ? ['packages/cli/dist/main.js', ...args]
+    : ['--import', 'tsx', '--conditions=keyhold-source', 'packages/cli/src/main.ts', ...args];
+}
+
 export function keyholdProcess(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
 ): KeyholdProcess {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--conditions=keyhold-source', 'packages/cli/src/main.ts', ...args],
-    { cwd: REPOSITORY_ROOT, env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env } },
-  );
+  const child = spawn(process.execPath, keyholdNodeArgs(args), {
+    cwd: REPOSITORY_ROOT,
+    env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...env },
+  });
   started.push(child);
   let stderr = '';
   let lastStderrAt = performance.now();
