@@ -35,6 +35,27 @@ export {
   sealSecret,
 } from './bundles/index.js';
 export {
+  type ContractInterfaceType,
+  checkContractInterface,
+  checkSolanaIdl,
+  contractAddressKey,
+  IDL_MAX_ENTRIES,
+} from './contract-interfaces/contract-interface.js';
+export {
+  ABI_MAX_ARRAY_DIMENSIONS,
+  ABI_MAX_COMPONENTS,
+  ABI_MAX_FIXED_ARRAY_LENGTH,
+  ABI_MAX_ITEMS,
+  ABI_MAX_TUPLE_DEPTH,
+  CONTRACT_INTERFACE_MAX_BYTES,
+  ContractInterfaceError,
+  decodeEthereumCall,
+  type EthereumAbi,
+  type EthereumCallView,
+  MAX_DECODED_VALUES,
+  parseEthereumAbi,
+} from './contract-interfaces/ethereum-abi.js';
+export {
   CRYPTO_JOB_SECRETS,
   type CryptoJobInput,
   type CryptoJobName,

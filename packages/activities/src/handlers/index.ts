@@ -65,6 +65,10 @@ import {
 } from './sessions.js';
 import { signRawPayloadHandler, signRawPayloadsHandler } from './sign-raw-payload.js';
 import { signTransactionHandler } from './sign-transaction.js';
+import {
+  createSmartContractInterfaceHandler,
+  deleteSmartContractInterfaceHandler,
+} from './smart-contract-interfaces.js';
 import { createSubOrganizationHandler, deleteSubOrganizationHandler } from './sub-organizations.js';
 import {
   createPrivateKeyTagHandler,
@@ -174,6 +178,8 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   UPDATE_OAUTH2_CREDENTIAL: updateOauth2CredentialHandler,
   DELETE_OAUTH2_CREDENTIAL: deleteOauth2CredentialHandler,
   OAUTH2_AUTHENTICATE: oauth2AuthenticateHandler,
+  CREATE_SMART_CONTRACT_INTERFACE: createSmartContractInterfaceHandler,
+  DELETE_SMART_CONTRACT_INTERFACE: deleteSmartContractInterfaceHandler,
 };
 
 /**
