@@ -353,11 +353,11 @@ const CATALOGUE = {
     'invalid smart contract interface: an Ethereum ABI or a Solana Anchor IDL as JSON, at most 400 KiB',
   ),
   SMART_CONTRACT_INTERFACE_NOT_FOUND: e(NOT_FOUND, 'smart contract interface not found'),
-  SMART_CONTRACT_INTERFACE_ADDRESS_TAKEN: e(
+  SMART_CONTRACT_INTERFACE_EXISTS: e(
     INVALID_ARGUMENT,
     'a smart contract interface for this address already exists: delete it first to replace it',
   ),
-  SMART_CONTRACT_INTERFACE_LIMIT_EXCEEDED: e(
+  TOO_MANY_SMART_CONTRACT_INTERFACES: e(
     StatusCode.RESOURCE_EXHAUSTED,
     'organization has exceeded maximum smart contract interfaces',
   ),

@@ -51,7 +51,7 @@ async function refuseOverLimits(
 ): Promise<void> {
   const { organizationId } = ctx.organization;
   if (await ctx.tx.smartContractInterfaces.findByAddress(organizationId, type, addressKey)) {
-    throw new KeyholdError('SMART_CONTRACT_INTERFACE_ADDRESS_TAKEN', { type });
+    throw new KeyholdError('SMART_CONTRACT_INTERFACE_EXISTS', { type });
   }
   const existing = await ctx.tx.smartContractInterfaces.list(organizationId);
   const bytes = existing.reduce((sum, r) => sum + byteLength(r.smartContractInterface), size);
@@ -59,7 +59,7 @@ async function refuseOverLimits(
     existing.length >= MAX_SMART_CONTRACT_INTERFACES ||
     bytes > MAX_SMART_CONTRACT_INTERFACE_BYTES
   ) {
-    throw new KeyholdError('SMART_CONTRACT_INTERFACE_LIMIT_EXCEEDED', {
+    throw new KeyholdError('TOO_MANY_SMART_CONTRACT_INTERFACES', {
       maxInterfaces: MAX_SMART_CONTRACT_INTERFACES,
       maxBytes: MAX_SMART_CONTRACT_INTERFACE_BYTES,
     });
@@ -111,7 +111,7 @@ export const createSmartContractInterfaceHandler: HandlerOf<'CREATE_SMART_CONTRA
     } catch (error) {
       // Another activity took the address between `verify` and now.
       if (StoreConflictError.is(error) && error.constraint === 'smart_contract_interface_address') {
-        throw new KeyholdError('SMART_CONTRACT_INTERFACE_ADDRESS_TAKEN', { type: p.type });
+        throw new KeyholdError('SMART_CONTRACT_INTERFACE_EXISTS', { type: p.type });
       }
       throw error;
     }
