@@ -37,9 +37,7 @@ export {
 export {
   type ContractInterfaceType,
   checkContractInterface,
-  checkSolanaIdl,
   contractAddressKey,
-  IDL_MAX_ENTRIES,
 } from './contract-interfaces/contract-interface.js';
 export {
   ABI_MAX_ARRAY_DIMENSIONS,
@@ -55,6 +53,14 @@ export {
   MAX_DECODED_VALUES,
   parseEthereumAbi,
 } from './contract-interfaces/ethereum-abi.js';
+export {
+  decodeSolanaInstruction,
+  IDL_MAX_ENTRIES,
+  IDL_MAX_TYPE_DEPTH,
+  parseSolanaIdl,
+  type SolanaIdl,
+  type SolanaParsedInstructionView,
+} from './contract-interfaces/solana-idl.js';
 export {
   CRYPTO_JOB_SECRETS,
   type CryptoJobInput,

@@ -69,8 +69,6 @@ function keywordsOf(roots: Readonly<Record<string, Type>>): Keyword[] {
  */
 const EXCLUDED: Readonly<Record<string, string>> = {
   tempo: 'SIGN_TRANSACTION refuses TRANSACTION_TYPE_TEMPO (no Tempo transaction is served)',
-  'solana.tx.instructions[].parsed_instruction_data':
-    'needs an uploaded IDL, and Solana instructions are not decoded by IDL yet',
   'bitcoin.tx.outputs[].address':
     'a PSBT does not say its network, so an output script has no one address',
 };
@@ -474,6 +472,30 @@ describe('every condition keyword is filled by the activities that carry it', ()
       type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
       label: 'token',
     });
+    // An IDL of the Token Program's TransferChecked, so its instructions are decoded.
+    await root.run('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', {
+      smartContractAddress: TOKEN_PROGRAM,
+      smartContractInterface: JSON.stringify({
+        instructions: [
+          {
+            name: 'transferChecked',
+            discriminator: [12],
+            accounts: [
+              { name: 'source', writable: true },
+              { name: 'mint' },
+              { name: 'destination', writable: true },
+              { name: 'authority', signer: true },
+            ],
+            args: [
+              { name: 'amount', type: 'u64' },
+              { name: 'decimals', type: 'u8' },
+            ],
+          },
+        ],
+      }),
+      type: 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+      label: 'token program',
+    });
 
     scenarios = {
       'EIP-712 raw payload, by wallet account address': () =>
@@ -675,6 +697,26 @@ describe('every condition keyword is filled by the activities that carry it', ()
       'solana.tx.instructions[].accounts[].signer': p(SOL, true),
       'solana.tx.instructions[].accounts[].writable': p(SOL, false, { at: [1, 1] }),
       'solana.tx.instructions[].instruction_data_hex': p(SOL, '0200000040420f0000000000'),
+      'solana.tx.instructions[].parsed_instruction_data.instruction_name': p(
+        SOL,
+        'transferChecked',
+        { at: [1] },
+      ),
+      'solana.tx.instructions[].parsed_instruction_data.discriminator': p(SOL, '0c', { at: [1] }),
+      'solana.tx.instructions[].parsed_instruction_data.named_account': p(
+        SOL,
+        base58.encode(SOLANA.mint),
+        { at: [1], access: "['mint']" },
+      ),
+      'solana.tx.instructions[].parsed_instruction_data.named_accounts': p(
+        SOL,
+        base58.encode(SOLANA.destination),
+        { at: [1], access: "['destination']" },
+      ),
+      'solana.tx.instructions[].parsed_instruction_data.program_call_args': [
+        ...p(SOL, 777n, { at: [1], access: "['amount']" }),
+        ...p(SOL, 6n, { at: [1], access: "['decimals']" }),
+      ],
       'solana.tx.instructions[].address_table_lookups[].address_table_key': p(SOL, table, {
         at: [2, 0],
       }),

@@ -27,7 +27,7 @@ import type { ActivityDefinition, Curve, TransactionType } from '@keyhold/protoc
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { ActivityScope } from '../activity-scope.js';
 import type { PrivateKeyRecord, WalletAccountRecord, WalletRecord } from '../records.js';
-import { decodedContractCall } from './contract-calls.js';
+import { decodedContractCall, withDecodedInstructions } from './contract-calls.js';
 
 type Parameters = Readonly<Record<string, unknown>>;
 
@@ -142,6 +142,13 @@ async function addTransaction(
     );
   } catch {
     return; // left out on purpose
+  }
+  if (parsed.chain === 'solana') {
+    // Decoded instructions, for the programs whose IDL the organization uploaded.
+    context.solana = {
+      tx: await withDecodedInstructions(scope.tx, scope.organizationId, parsed.view),
+    };
+    return;
   }
   if (parsed.chain !== 'ethereum') {
     context[CHAIN_KEYWORD[parsed.chain]] = { tx: parsed.view };

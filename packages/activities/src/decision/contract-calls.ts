@@ -5,6 +5,9 @@
  * call data names no function of the ABI or does not decode, they stay absent, so a policy
  * reading them gets a `missing` error and cannot match (an ALLOW grants nothing).
  *
+ * Likewise a Solana transaction's instructions gain `parsed_instruction_data` when their
+ * program's IDL is uploaded (`withDecodedInstructions`).
+ *
  * The ABI was checked when it was uploaded and the decoder bounds its work (see
  * `ethereum-abi.ts` of `@keyhold/keys`); parsed ABIs are kept in a small cache keyed by the
  * interface's id and content, so a signing request does not parse 400 KiB of JSON each time.
@@ -13,34 +16,45 @@
 import {
   ContractInterfaceError,
   decodeEthereumCall,
+  decodeSolanaInstruction,
   type EthereumAbi,
   type EthereumCallView,
   parseEthereumAbi,
+  parseSolanaIdl,
+  type SolanaIdl,
+  type SolanaTransactionView,
 } from '@keyhold/keys';
+import { hexToBytes } from '@noble/hashes/utils.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { SmartContractInterfaceRecord } from '../records.js';
 
 const CACHE_ENTRIES = 128;
-const parsed = new Map<string, EthereumAbi | null>();
+const parsed = new Map<string, EthereumAbi | SolanaIdl | null>();
 
-/** The ABI of a stored interface (null: it no longer checks), cached by id and content. */
-function abiOf(record: SmartContractInterfaceRecord): EthereumAbi | null {
+/**
+ * The parsed interface of a stored record (null: it no longer checks), cached by id and
+ * content (an interface is never updated, only deleted and created again under a new id).
+ */
+function interfaceOf<T extends EthereumAbi | SolanaIdl>(
+  record: SmartContractInterfaceRecord,
+  parse: (json: string) => T,
+): T | null {
   const key = `${record.organizationId}/${record.smartContractInterfaceId}/${record.smartContractInterface.length}/${record.createdAt}`;
   const hit = parsed.get(key);
   if (hit !== undefined && parsed.delete(key)) {
     parsed.set(key, hit);
-    return hit;
+    return hit as T | null;
   }
-  let abi: EthereumAbi | null;
+  let value: T | null;
   try {
-    abi = parseEthereumAbi(record.smartContractInterface);
+    value = parse(record.smartContractInterface);
   } catch (error) {
     if (!(error instanceof ContractInterfaceError)) throw error;
-    abi = null;
+    value = null;
   }
-  parsed.set(key, abi);
+  parsed.set(key, value);
   if (parsed.size > CACHE_ENTRIES) parsed.delete(parsed.keys().next().value as string);
-  return abi;
+  return value;
 }
 
 /**
@@ -63,6 +77,44 @@ export async function decodedContractCall(
     to.toLowerCase(),
   );
   if (!record) return undefined;
-  const abi = abiOf(record);
+  const abi = interfaceOf(record, parseEthereumAbi);
   return abi ? decodeEthereumCall(abi, data) : undefined;
+}
+
+/**
+ * `solana.tx` with `parsed_instruction_data` on each instruction whose program has an IDL
+ * uploaded and whose data decodes by it (the others unchanged). Each distinct program is
+ * looked up once.
+ * @example
+ * const view = await withDecodedInstructions(tx, organizationId, parsed.view);
+ * view.instructions[0]?.parsed_instruction_data?.instruction_name; // 'route'
+ */
+export async function withDecodedInstructions(
+  tx: StoreTransaction,
+  organizationId: string,
+  view: SolanaTransactionView,
+): Promise<SolanaTransactionView> {
+  const idls = new Map<string, SolanaIdl | null>();
+  for (const program of new Set(view.instructions.map((i) => i.program_key))) {
+    const record = await tx.smartContractInterfaces.findByAddress(
+      organizationId,
+      'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+      program,
+    );
+    idls.set(program, record ? interfaceOf(record, parseSolanaIdl) : null);
+  }
+  if (![...idls.values()].some(Boolean)) return view;
+  return {
+    ...view,
+    instructions: view.instructions.map((instruction) => {
+      const idl = idls.get(instruction.program_key);
+      if (!idl) return instruction;
+      const decoded = decodeSolanaInstruction(
+        idl,
+        hexToBytes(instruction.instruction_data_hex),
+        instruction.accounts.map((a) => a.account_key),
+      );
+      return decoded ? { ...instruction, parsed_instruction_data: decoded } : instruction;
+    }),
+  };
 }
