@@ -54,6 +54,7 @@ export {
   parseEthereumAbi,
 } from './contract-interfaces/ethereum-abi.js';
 export {
+  type DecodeBudget,
   decodeSolanaInstruction,
   IDL_MAX_ENTRIES,
   IDL_MAX_TYPE_DEPTH,

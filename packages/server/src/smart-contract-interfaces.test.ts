@@ -8,6 +8,7 @@
  * `ensureGasStationInterface` does, a policy in the shape its `buildPaymasterExecutionPolicy`
  * writes, and `execute(...)` calls the paymaster may and may not sign.
  */
+import { createRequire } from 'node:module';
 import {
   encodeFunctionData,
   erc20Abi,
@@ -37,6 +38,12 @@ const TOKEN = '0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238' as const;
 const ALLOWED = '0x08d2b0a37f869ff76bacb5bab3278e26ab7067b7' as const;
 const OTHER = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' as const;
 const PERMISSION_DENIED = /\berror 7: /;
+
+// @scure/base is a dependency of @keyhold/keys, not of this package: resolve it from there.
+const fromKeys = createRequire(createRequire(import.meta.url).resolve('@keyhold/keys'));
+const { base58 } = (await import(fromKeys.resolve('@scure/base'))) as {
+  base58: { decode(text: string): Uint8Array };
+};
 
 let t: TurnkeyServer;
 let bob: { client: SdkClient; userId: string };
@@ -382,5 +389,83 @@ describe("the gas-station paymaster flow (Turnkey's @turnkey/gas-station policy 
     ]) {
       expect((await rejection(bobSigns(denied))).message).toMatch(PERMISSION_DENIED);
     }
+  });
+});
+
+describe('policies on decoded Solana instructions (an Anchor IDL uploaded)', () => {
+  const PROGRAM = 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4';
+  const ROUTE = [229, 23, 203, 151, 122, 227, 173, 42];
+  const IDL = {
+    address: PROGRAM,
+    metadata: { name: 'jupiter', version: '0.1.0', spec: '0.1.0' },
+    instructions: [
+      {
+        name: 'route',
+        discriminator: ROUTE,
+        accounts: [{ name: 'user_transfer_authority', signer: true }],
+        args: [
+          { name: 'in_amount', type: 'u64' },
+          { name: 'slippage_bps', type: 'u16' },
+        ],
+      },
+    ],
+  };
+  const le = (value: bigint, bytes: number) =>
+    Array.from({ length: bytes }, (_, i) => Number((value >> BigInt(8 * i)) & 0xffn));
+
+  /** A legacy transaction: the payer calls `route(inAmount, 50)` on PROGRAM. */
+  const routeTransaction = (payer: string, inAmount: bigint) => {
+    const data = [...ROUTE, ...le(inAmount, 8), ...le(50n, 2)];
+    const message = [
+      ...[1, 0, 1],
+      2,
+      ...base58.decode(payer),
+      ...base58.decode(PROGRAM),
+      ...new Uint8Array(32).fill(9), // recent blockhash
+      1,
+      ...[1, 1, 0, data.length, ...data],
+    ];
+    return Buffer.from(Uint8Array.from([1, ...new Uint8Array(64), ...message])).toString('hex');
+  };
+
+  it('allows a route under the amount only once the IDL is uploaded', async () => {
+    const { addresses } = await t.client.createWallet({
+      walletName: 'solana',
+      accounts: [
+        {
+          curve: 'CURVE_ED25519',
+          pathFormat: 'PATH_FORMAT_BIP32',
+          path: "m/44'/501'/0'/0'",
+          addressFormat: 'ADDRESS_FORMAT_SOLANA',
+        },
+      ],
+    });
+    const payer = addresses[0]!;
+    // The docs' example, with the amount bounded.
+    await policy(
+      `solana.tx.instructions.any(i, i.program_key == '${PROGRAM}' && ` +
+        "i.parsed_instruction_data.instruction_name == 'route' && " +
+        `i.parsed_instruction_data.named_accounts['user_transfer_authority'] == '${payer}' && ` +
+        "i.parsed_instruction_data.program_call_args['in_amount'] <= 995500000)",
+    );
+    const sign = (unsignedTransaction: string) =>
+      bob.client.signTransaction({
+        signWith: payer,
+        unsignedTransaction,
+        type: 'TRANSACTION_TYPE_SOLANA',
+      });
+    const small = routeTransaction(payer, 995_500_000n);
+    expect((await rejection(sign(small))).message).toMatch(PERMISSION_DENIED);
+    await t.client.createSmartContractInterface({
+      smartContractAddress: PROGRAM,
+      smartContractInterface: JSON.stringify(IDL),
+      type: 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+      label: 'Jupiter',
+    });
+    const { signedTransaction } = await sign(small);
+    expect(signedTransaction.replace(/^0x/, '').slice(130)).toBe(small.slice(130));
+    expect((await rejection(sign(routeTransaction(payer, 995_500_001n)))).message).toMatch(
+      PERMISSION_DENIED,
+    );
   });
 });

@@ -19,6 +19,7 @@ import {
   decodeSolanaInstruction,
   type EthereumAbi,
   type EthereumCallView,
+  MAX_DECODED_VALUES,
   parseEthereumAbi,
   parseSolanaIdl,
   type SolanaIdl,
@@ -104,6 +105,8 @@ export async function withDecodedInstructions(
     idls.set(program, record ? interfaceOf(record, parseSolanaIdl) : null);
   }
   if (![...idls.values()].some(Boolean)) return view;
+  // One budget for the whole transaction: many instructions do not multiply the work.
+  const budget = { values: MAX_DECODED_VALUES };
   return {
     ...view,
     instructions: view.instructions.map((instruction) => {
@@ -113,6 +116,7 @@ export async function withDecodedInstructions(
         idl,
         hexToBytes(instruction.instruction_data_hex),
         instruction.accounts.map((a) => a.account_key),
+        budget,
       );
       return decoded ? { ...instruction, parsed_instruction_data: decoded } : instruction;
     }),

@@ -174,8 +174,10 @@ export function parseSolanaIdl(json: string): SolanaIdl {
 /** A Borsh reader with the decode's budget. */
 class Reader {
   offset = 0;
-  values = 0;
-  constructor(readonly bytes: Uint8Array) {}
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly budget: DecodeBudget,
+  ) {}
 
   take(n: number): Uint8Array {
     if (n < 0 || this.offset + n > this.bytes.length) throw new ContractInterfaceError('truncated');
@@ -185,7 +187,7 @@ class Reader {
   }
 
   spend(): void {
-    if (++this.values > MAX_DECODED_VALUES) throw new ContractInterfaceError('too many values');
+    if (--this.budget.values < 0) throw new ContractInterfaceError('too many values');
   }
 
   unsigned(bytes: number): bigint {
@@ -300,11 +302,21 @@ function decodeDefinition(
 }
 
 /**
+ * How many values decodes may still produce; one budget shared by the instructions of a
+ * transaction bounds the transaction's decoding, not just each instruction's.
+ * @example
+ * const budget: DecodeBudget = { values: MAX_DECODED_VALUES };
+ */
+export interface DecodeBudget {
+  values: number;
+}
+
+/**
  * Decodes one instruction with a checked IDL: the instruction whose discriminator starts its
  * data (the longest when several do), its accounts by name and its arguments. `undefined` when
  * none matches or the data does not decode (policies reading it then get a `missing` error).
  * `accountKeys` are the instruction's accounts in order (`undefined` for one loaded from a
- * lookup table, left out of `named_accounts`).
+ * lookup table, left out of `named_accounts`). `budget` is spent by the values decoded.
  * @example
  * decodeSolanaInstruction(idl, data, ['7xKX…', 'So11…']); // { instruction_name: 'route', … }
  */
@@ -312,6 +324,7 @@ export function decodeSolanaInstruction(
   idl: SolanaIdl,
   data: Uint8Array,
   accountKeys: readonly (string | undefined)[],
+  budget: DecodeBudget = { values: MAX_DECODED_VALUES },
 ): SolanaParsedInstructionView | undefined {
   let match: IdlInstruction | undefined;
   for (const instruction of idl.instructions) {
@@ -321,7 +334,7 @@ export function decodeSolanaInstruction(
   }
   if (!match) return undefined;
   try {
-    const r = new Reader(data);
+    const r = new Reader(data, budget);
     r.take(match.discriminator.length);
     const args: Record<string, unknown> = {};
     for (const arg of match.args) args[arg.name] = decodeType(idl, arg.type, r, 0);
