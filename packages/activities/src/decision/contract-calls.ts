@@ -26,15 +26,16 @@ import {
   type SolanaTransactionView,
 } from '@keyhold/keys';
 import { hexToBytes } from '@noble/hashes/utils.js';
+import { LRUCache } from 'lru-cache';
 import type { StoreTransaction } from '../ports/store.js';
 import type { SmartContractInterfaceRecord } from '../records.js';
 
-const CACHE_ENTRIES = 128;
-const parsed = new Map<string, EthereumAbi | SolanaIdl | null>();
+/** Parsed interfaces (null: a stored one that no longer checks), at most 128. */
+const parsed = new LRUCache<string, { value: EthereumAbi | SolanaIdl | null }>({ max: 128 });
 
 /**
- * The parsed interface of a stored record (null: it no longer checks), cached by id and
- * content (an interface is never updated, only deleted and created again under a new id).
+ * The parsed interface of a stored record, cached by id and content (an interface is never
+ * updated, only deleted and created again under a new id).
  */
 function interfaceOf<T extends EthereumAbi | SolanaIdl>(
   record: SmartContractInterfaceRecord,
@@ -42,10 +43,7 @@ function interfaceOf<T extends EthereumAbi | SolanaIdl>(
 ): T | null {
   const key = `${record.organizationId}/${record.smartContractInterfaceId}/${record.smartContractInterface.length}/${record.createdAt}`;
   const hit = parsed.get(key);
-  if (hit !== undefined && parsed.delete(key)) {
-    parsed.set(key, hit);
-    return hit as T | null;
-  }
+  if (hit) return hit.value as T | null;
   let value: T | null;
   try {
     value = parse(record.smartContractInterface);
@@ -53,8 +51,7 @@ function interfaceOf<T extends EthereumAbi | SolanaIdl>(
     if (!(error instanceof ContractInterfaceError)) throw error;
     value = null;
   }
-  parsed.set(key, value);
-  if (parsed.size > CACHE_ENTRIES) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(key, { value });
   return value;
 }
 
