@@ -29,6 +29,7 @@ import { startAnvilUsdc } from '../adapters/chain-evm-viem/src/testing/anvil-usd
 import {
   PAY_NETWORKS,
   readExactEvmPayment,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
   verifyExactEvmPayment,
 } from '../packages/payments/src/index.js';
 
@@ -40,16 +41,7 @@ const payer = privateKeyToAccount(generatePrivateKey());
 const payee = privateKeyToAccount(generatePrivateKey()).address;
 const AMOUNT = 10n;
 
-const TYPES = {
-  TransferWithAuthorization: [
-    { name: 'from', type: 'address' },
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'validAfter', type: 'uint256' },
-    { name: 'validBefore', type: 'uint256' },
-    { name: 'nonce', type: 'bytes32' },
-  ],
-} as const;
+const TYPES = TRANSFER_WITH_AUTHORIZATION_TYPES;
 const domain = {
   name: 'USDC',
   version: '2',

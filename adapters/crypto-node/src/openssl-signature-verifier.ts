@@ -7,12 +7,14 @@
  * digest computed elsewhere.
  * @module
  */
+
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
 import {
   nobleSignatureVerifier,
   type SignatureVerifier,
   type StampCurve,
 } from '@keyhold/activities';
+import { LRUCache } from 'lru-cache';
 
 /** SPKI DER prefixes: SEQUENCE { AlgorithmIdentifier, BIT STRING header } for each key size. */
 const SPKI_PREFIX: Record<StampCurve, { prefix: Buffer; keyLength: number }> = {
@@ -46,18 +48,14 @@ export interface OpenSslSignatureVerifierOptions {
 export function createOpenSslSignatureVerifier(
   options: OpenSslSignatureVerifierOptions = {},
 ): SignatureVerifier {
-  const limit = options.cacheSize ?? CACHE_LIMIT;
-  const cache = new Map<string, KeyObject | null>();
+  // A key that is not a point of its curve is cached too (as `false`): a client resending a
+  // bad key costs one lookup. Least recently used first out (lru-cache).
+  const cache = new LRUCache<string, KeyObject | false>({ max: options.cacheSize ?? CACHE_LIMIT });
 
-  function keyOf(curve: StampCurve, publicKey: Uint8Array): KeyObject | null {
+  function keyOf(curve: StampCurve, publicKey: Uint8Array): KeyObject | false {
     const id = `${curve}:${Buffer.from(publicKey).toString('hex')}`;
     let key = cache.get(id);
-    if (key !== undefined) {
-      // Refresh recency: Map iteration order is insertion order.
-      cache.delete(id);
-      cache.set(id, key);
-      return key;
-    }
+    if (key !== undefined) return key;
     const spec = SPKI_PREFIX[curve];
     try {
       if (publicKey.length !== spec.keyLength) throw new Error('length');
@@ -67,9 +65,8 @@ export function createOpenSslSignatureVerifier(
         type: 'spki',
       });
     } catch {
-      key = null;
+      key = false;
     }
-    if (cache.size >= limit) cache.delete(cache.keys().next().value!);
     cache.set(id, key);
     return key;
   }

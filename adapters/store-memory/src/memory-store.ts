@@ -104,6 +104,13 @@ class State {
   payments = new MemoryTable(STORE_TABLES.payments, this.next);
   paymentByAuthorization = this.payments.finder(['authorizationKey']);
   paymentsByStatus = this.payments.lister(['status']);
+  oauthProviders = new MemoryTable(STORE_TABLES.oauthProviders, this.next);
+  oauthProviderByIdentity = this.oauthProviders.finder([
+    'organizationId',
+    'issuer',
+    'audience',
+    'subject',
+  ]);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
@@ -296,6 +303,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
         for (const c of await tx.oauth2Credentials.list(org)) {
           await tx.oauth2Credentials.delete(org, c.oauth2CredentialId);
+        }
+        for (const p of await tx.oauthProviders.list(org)) {
+          await tx.oauthProviders.delete(org, p.providerId);
         }
         for (const c of await tx.smartContractInterfaces.list(org)) {
           await tx.smartContractInterfaces.delete(org, c.smartContractInterfaceId);
@@ -575,6 +585,13 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
       async listByStatus(status) {
         return s.paymentsByStatus(status).map(clone);
+      },
+    },
+    oauthProviders: {
+      ...s.oauthProviders.over(j),
+      async findByIdentity(org, issuer, audience, subject) {
+        const r = s.oauthProviderByIdentity(org, issuer, audience, subject);
+        return r && clone(r);
       },
     },
     policyEvaluations: {

@@ -45,6 +45,7 @@ describe('loadMigrations', () => {
       [9, 'api_key_credential_type'],
       [10, 'otps'],
       [11, 'invitations'],
+      [12, 'oauth_providers'],
       [13, 'oauth2_credentials'],
       [14, 'payments'],
       [15, 'audit_log'],

@@ -126,6 +126,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 9 },
       { version: 10 },
       { version: 11 },
+      { version: 12 },
       { version: 13 },
       { version: 14 },
       { version: 15 },

@@ -97,6 +97,7 @@ describe('PGlite data directory', () => {
       { version: 9 },
       { version: 10 },
       { version: 11 },
+      { version: 12 },
       { version: 13 },
       { version: 14 },
       { version: 15 },

@@ -39,6 +39,7 @@ const TABLE_VERSIONS = {
   invitations: 11,
   oauth2_credentials: 13,
   payments: 14,
+  oauth_providers: 12,
   smart_contract_interfaces: 17,
 } as const;
 

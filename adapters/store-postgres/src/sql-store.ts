@@ -32,6 +32,8 @@ import {
   type CredentialRepository,
   type CredentialScope,
   type NamedRecordRepository,
+  type OauthProviderRecord,
+  type OauthProviderRepository,
   type OrganizationRecord,
   type OrganizationRepository,
   type PageRequest,
@@ -144,6 +146,13 @@ const smartContractInterfaceByAddress = smartContractInterfaces.finder([
 const payments = new SqlTable(STORE_TABLES.payments);
 const paymentByAuthorization = payments.finder(['authorizationKey']);
 const paymentsByStatus = payments.lister(['status']);
+const oauthProviders = new SqlTable(STORE_TABLES.oauthProviders);
+const oauthProviderByIdentity = oauthProviders.finder([
+  'organizationId',
+  'issuer',
+  'audience',
+  'subject',
+]);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
 
 /**
@@ -299,6 +308,7 @@ class OrganizationRepositoryOver
       'otps',
       'invitations',
       'oauth2_credentials',
+      'oauth_providers',
       'smart_contract_interfaces',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
@@ -327,6 +337,25 @@ class ApiKeyRepositoryOver extends SqlRepository<ApiKeyRecord> implements ApiKey
 
   findByPublicKey(org: string, publicKey: string): Promise<ApiKeyRecord | undefined> {
     return apiKeyByPublicKey(this.db, org, publicKey);
+  }
+}
+
+/** Users' OAuth providers, and one by its identity (the unique issuer, audience, subject). */
+class OauthProviderRepositoryOver
+  extends SqlRepository<OauthProviderRecord>
+  implements OauthProviderRepository
+{
+  constructor(db: SqlClient) {
+    super(oauthProviders, db);
+  }
+
+  findByIdentity(
+    org: string,
+    issuer: string,
+    audience: string,
+    subject: string,
+  ): Promise<OauthProviderRecord | undefined> {
+    return oauthProviderByIdentity(this.db, org, issuer, audience, subject);
   }
 }
 
@@ -646,6 +675,7 @@ function transactionOver(
     oauth2Credentials: new SqlRepository(oauth2Credentials, db),
     smartContractInterfaces: new SmartContractInterfaceRepositoryOver(db),
     payments: new PaymentRepositoryOver(db),
+    oauthProviders: new OauthProviderRepositoryOver(db),
   };
 }
 

@@ -7,6 +7,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
+  OauthProviderRecord,
   OrganizationRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
@@ -46,6 +47,23 @@ export const user = (organizationId: string, o: Partial<UserRecord> = {}): UserR
   userId: fresh('user'),
   userName: 'Alice',
   userTags: [],
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
+  ...o,
+});
+
+export const oauthProvider = (
+  organizationId: string,
+  userId: string,
+  o: Partial<OauthProviderRecord> = {},
+): OauthProviderRecord => ({
+  organizationId,
+  providerId: fresh('provider'),
+  userId,
+  providerName: 'Google',
+  issuer: 'https://accounts.google.com',
+  audience: fresh('client'),
+  subject: fresh('sub'),
   createdAt: 1_700_000_000_000,
   updatedAt: 1_700_000_000_000,
   ...o,

@@ -198,9 +198,19 @@ export async function voteRecordOf(
       scheme: WEBAUTHN_VOTE_SCHEME,
     };
   }
+  if (principal.stamp.kind === 'attested') {
+    // A login with an attested stamp: the attested key signed the body; no stored credential.
+    const { signed } = principal.stamp;
+    return {
+      ...base,
+      publicKey: signed.publicKey,
+      signature: signed.signature,
+      scheme: principal.stamp.scheme,
+    };
+  }
   return {
     ...base,
-    apiKeyId: principal.apiKey.apiKeyId,
+    apiKeyId: principal.apiKey!.apiKeyId,
     publicKey: principal.stamp.publicKey,
     signature: principal.stamp.signature,
     scheme: principal.stamp.scheme,

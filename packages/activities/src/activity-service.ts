@@ -50,6 +50,7 @@ import {
   voteRecordOf,
 } from './activity-proposal.js';
 import { ActivityScope } from './activity-scope.js';
+import { attestedLoginOnly, attestStamp } from './attested-stamp.js';
 import { type AuditEvent, appendAuditEvent } from './audit/audit-chain.js';
 import { requireCredentialScope } from './credential-scope.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
@@ -72,6 +73,7 @@ import type { Ids } from './ports/ids.js';
 import type { Metrics } from './ports/metrics.js';
 import { type Notifier, noNotifier } from './ports/notifier.js';
 import { noOauth2Gateway, type Oauth2Gateway } from './ports/oauth2-gateway.js';
+import { noOidcVerifier, type OidcVerifier } from './ports/oidc-verifier.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
@@ -140,6 +142,8 @@ export interface ActivityServiceDeps {
    * `https://keyhold.invalid/keyhold/v1/oauth2` (the server's `DEFAULT_OAUTH2_ISSUER`).
    */
   oauth2Issuer?: string | (() => string);
+  /** Verifies OIDC id_tokens (OAuth providers and logins). Default: none trusted. */
+  oidcVerifier?: OidcVerifier;
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -255,6 +259,7 @@ export class ActivityService {
   private readonly tlsFetcher: BundleSigner;
   private readonly notifier: Notifier;
   private readonly oauth2: Omit<Oauth2Settings, 'issuer'> & { issuer: () => string };
+  private readonly oidcVerifier: OidcVerifier;
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
@@ -267,6 +272,7 @@ export class ActivityService {
       gateway: deps.oauth2Gateway ?? noOauth2Gateway('no OAuth 2 gateway configured'),
       issuer: issuerOf(deps.oauth2Issuer),
     };
+    this.oidcVerifier = deps.oidcVerifier ?? noOidcVerifier();
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -285,15 +291,40 @@ export class ActivityService {
     const { stamp, body, text } = await readSignedRequest(this.deps.verifier, request);
     validateEnvelope(body);
     const definition = definitionAt(path, body);
+    if (stamp.kind === 'attested') {
+      // Checked before the transaction: an OIDC issuer may have to be fetched.
+      if (definition.kind !== 'STAMP_LOGIN') throw attestedLoginOnly();
+      // The session key is the key the token binds, which signed the body.
+      const asked = (body.parameters as { publicKey?: unknown } | undefined)?.publicKey;
+      if (String(asked ?? '').toLowerCase() !== stamp.signed.publicKey) {
+        throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {
+          reason: 'an attested login is for the attested public key only',
+        });
+      }
+      await attestStamp(stamp, {
+        tlsFetcher: this.tlsFetcher,
+        oidc: this.oidcVerifier,
+        now: this.deps.clock.now(),
+      });
+    }
     const parameters = body.parameters as Record<string, unknown>;
     const vote = VOTE_KINDS.has(definition.kind);
     const handler = vote ? undefined : handlerOf(definition);
     let stored = { parameters, text };
-    const refusal = refusalOf(() => {
+    let refusal = refusalOf(() => {
       if (!handler) return validateIntent(definition.type, parameters);
       checkIntent(definition, parameters, handler, this.precheckSettings);
       stored = this.storedForm(handler, body, parameters) ?? stored;
     });
+    if (!refusal && handler?.prepare) {
+      // Network work before the transaction; its refusal comes after authentication too.
+      try {
+        await handler.prepare({ oidc: this.oidcVerifier, now: this.deps.clock.now() }, parameters);
+      } catch (error) {
+        if (!isKeyholdError(error)) throw error;
+        refusal = error;
+      }
+    }
     const submission: ParsedSubmission = {
       definition,
       refusal,
@@ -675,6 +706,7 @@ export class ActivityService {
       tlsFetcher: this.tlsFetcher,
       notifier: this.notifier,
       oauth2: { ...this.oauth2, issuer: this.oauth2.issuer() },
+      oidc: this.oidcVerifier,
       ids: this.deps.ids,
       now,
       activityId: record.id,

@@ -70,6 +70,13 @@ export {
   Oauth2ProviderUnavailableError,
 } from './ports/oauth2-gateway.js';
 export {
+  noOidcVerifier,
+  type OidcClaims,
+  OidcIssuerUnavailableError,
+  OidcTokenInvalidError,
+  OidcVerifier,
+} from './ports/oidc-verifier.js';
+export {
   PORT_ERROR_BRAND,
   PortError,
   type PortErrorCode,
@@ -101,6 +108,7 @@ export {
   type InvitationRepository,
   type NamedRecordRepository,
   type Oauth2CredentialRepository,
+  type OauthProviderRepository,
   type OrganizationRepository,
   type OtpRepository,
   type PageRequest,
@@ -157,6 +165,7 @@ export type {
   AuthenticatorRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
+  OauthProviderRecord,
   OrganizationRecord,
   OtpRecord,
   PaymentRecord,

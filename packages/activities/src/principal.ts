@@ -11,6 +11,7 @@
  * @module
  */
 import { isKeyholdError, KeyholdError, type MessageKey } from '@keyhold/protocol';
+import { type AttestedPrincipal, type AttestedStamp, attestedLoginOnly } from './attested-stamp.js';
 import type {
   ApiKeyCredential,
   AuthenticatorCredential,
@@ -52,8 +53,20 @@ export interface PasskeyPrincipal {
   stamp: WebauthnStamp;
 }
 
-/** Who stamped a request: their credential, the user holding it, and where it was found. */
-export type Principal = ApiKeyPrincipal | PasskeyPrincipal;
+/**
+ * Who stamped a request: their credential, the user holding it, and where it was found; or,
+ * for a login with an attested stamp, the user the attestation names.
+ */
+export type Principal = ApiKeyPrincipal | PasskeyPrincipal | AttestedPrincipal;
+
+/** The stamps a stored credential made. */
+type CredentialStamp = Exclude<Stamp, AttestedStamp>;
+
+/** The stamp, if a stored credential made it; an attested stamp is refused. */
+function credentialStamp(stamp: Stamp): CredentialStamp {
+  if (stamp.kind === 'attested') throw attestedLoginOnly();
+  return stamp;
+}
 
 /** A credential found for a stamp, of either kind. */
 type Found =
@@ -78,8 +91,9 @@ export async function findPrincipal(
   stamp: Stamp,
   now: number,
 ): Promise<Principal> {
-  const found = await lookUp(tx, organization, stamp, false);
-  return principalOf(tx, organization, ownOrParent(found), stamp, now);
+  const stamped = credentialStamp(stamp);
+  const found = await lookUp(tx, organization, stamped, false);
+  return principalOf(tx, organization, ownOrParent(found), stamped, now);
 }
 
 /**
@@ -92,9 +106,10 @@ export async function findPrincipal(
 export async function findWhoamiPrincipal(
   tx: StoreTransaction,
   organization: OrganizationRecord,
-  stamp: Stamp,
+  anyStamp: Stamp,
   now: number,
 ): Promise<Principal> {
+  const stamp = credentialStamp(anyStamp);
   const found = await lookUp(tx, organization, stamp, true);
   try {
     return await principalOf(tx, organization, ownOrParent(found), stamp, now);
@@ -114,7 +129,7 @@ export async function findWhoamiPrincipal(
   }
 }
 
-const notFoundKey = (stamp: Stamp): MessageKey =>
+const notFoundKey = (stamp: CredentialStamp): MessageKey =>
   stamp.kind === 'webauthn' ? 'CREDENTIAL_NOT_FOUND' : 'PUBLIC_KEY_NOT_FOUND';
 
 function scopeOf(organization: OrganizationRecord, includeChildren: boolean): CredentialScope {
@@ -131,7 +146,7 @@ function scopeOf(organization: OrganizationRecord, includeChildren: boolean): Cr
 async function lookUp(
   tx: StoreTransaction,
   organization: OrganizationRecord,
-  stamp: Stamp,
+  stamp: CredentialStamp,
   includeChildren: boolean,
 ): Promise<Found[]> {
   const scope = scopeOf(organization, includeChildren);
@@ -155,9 +170,9 @@ async function principalOf(
   tx: StoreTransaction,
   organization: OrganizationRecord,
   credential: Found | undefined,
-  stamp: Stamp,
+  stamp: CredentialStamp,
   now: number,
-): Promise<Principal> {
+): Promise<ApiKeyPrincipal | PasskeyPrincipal> {
   if (!credential) throw new KeyholdError(notFoundKey(stamp));
   if ('authenticator' in credential) {
     if (stamp.kind !== 'webauthn') throw new KeyholdError('PUBLIC_KEY_NOT_FOUND');

@@ -436,6 +436,27 @@ export interface PaymentRecord {
 }
 
 /**
+ * An OIDC identity a user logs in with (CREATE_OAUTH_PROVIDERS, OAUTH_LOGIN, OAUTH): the
+ * issuer, audience and subject of the id_token it was registered with (or of the claims given
+ * instead). The token itself is never stored. An identity belongs to at most one user of an
+ * organization.
+ */
+export interface OauthProviderRecord {
+  organizationId: string;
+  providerId: string;
+  userId: string;
+  providerName: string;
+  /** The `iss` claim, as the token carries it. */
+  issuer: string;
+  /** The `aud` claim: the OAuth client the token was issued to. */
+  audience: string;
+  /** The `sub` claim: the user at the issuer. */
+  subject: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
  * A smart-contract interface of the organization (CREATE_SMART_CONTRACT_INTERFACE): an Ethereum
  * ABI or a Solana (Anchor) IDL, as the JSON text uploaded, for one contract address or program
  * id. `addressKey` is how SIGN_TRANSACTION finds it: an Ethereum address in lower case (they

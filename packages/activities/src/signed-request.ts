@@ -42,7 +42,8 @@ export async function readSignedRequest(
 ): Promise<SignedRequest> {
   const stamp = parseStamp(request.headers);
   if (stamp.kind === 'webauthn') checkWebauthnChallenge(stamp, request.rawBody);
-  else await verifyStamp(verifier, stamp, request.rawBody);
+  else
+    await verifyStamp(verifier, stamp.kind === 'attested' ? stamp.signed : stamp, request.rawBody);
   return { stamp, ...parseRequestBody(request.rawBody) };
 }
 

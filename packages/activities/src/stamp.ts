@@ -15,6 +15,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { type AttestedStamp, parseAttestedStamp } from './attested-stamp.js';
 import type { SignatureVerifier, StampCurve } from './ports/signature-verifier.js';
 import { parseWebauthnStamp, type WebauthnStamp } from './webauthn-stamp.js';
 
@@ -63,8 +64,8 @@ const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 /** Real stamps are a few hundred bytes; refuse anything absurd before decoding it. */
 const MAX_STAMP_LENGTH = 4096;
 
-/** Either stamp a request may carry: an API key's or a passkey's. */
-export type Stamp = ApiKeyStamp | WebauthnStamp;
+/** The stamp a request carries: an API key's, a passkey's, or an attested one (a login). */
+export type Stamp = ApiKeyStamp | WebauthnStamp | AttestedStamp;
 
 /**
  * Reads the stamp headers of a request. Header names are lower-case. `X-Stamp` wins when a
@@ -77,11 +78,8 @@ export function parseStamp(headers: Readonly<Record<string, string | undefined>>
   if (header === undefined || header === '') {
     const webauthn = headers['x-stamp-webauthn'];
     if (webauthn !== undefined && webauthn !== '') return parseWebauthnStamp(webauthn);
-    if (headers['x-stamp-attested'] !== undefined) {
-      throw new KeyholdError('MALFORMED_STAMP', {
-        reason: 'attested stamps are not supported yet',
-      });
-    }
+    const attested = headers['x-stamp-attested'];
+    if (attested !== undefined && attested !== '') return parseAttestedStamp(attested);
     if (headers['x-session'] !== undefined && headers['x-session'] !== '') {
       // A read-only session (X-Session) authenticates queries; activities need a stamp.
       throw new KeyholdError('REQUEST_NOT_AUTHORIZED', {

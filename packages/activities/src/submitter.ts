@@ -4,10 +4,12 @@
  * kinds of `LOGIN_AT_PARENT_KINDS` (STAMP_LOGIN), a sub-organization's user may name the parent
  * organization, as `@turnkey/core` does: the credential (an API key or a passkey) is then also looked for in the
  * sub-organizations (as whoami does), and the activity runs in the one that holds it, so the
- * session it issues names that sub-organization.
+ * session it issues names that sub-organization. An attested stamp (`X-Stamp-Attested`) logs
+ * in (STAMP_LOGIN) the user its token names, in the organization the body names.
  * @module
  */
 import { type ActivityDefinition, LOGIN_AT_PARENT_KINDS } from '@keyhold/protocol';
+import { attestedLoginOnly, findAttestedPrincipal } from './attested-stamp.js';
 import type { StoreTransaction } from './ports/store.js';
 import { findPrincipal, findWhoamiPrincipal, type Principal } from './principal.js';
 import type { OrganizationRecord } from './records.js';
@@ -31,6 +33,11 @@ export async function findSubmitter(
   stamp: Stamp,
   now: number,
 ): Promise<Submitter> {
+  if (stamp.kind === 'attested') {
+    // A login attested by a token: the user the token names, in the organization named.
+    if (definition.kind !== 'STAMP_LOGIN') throw attestedLoginOnly();
+    return { organization: named, principal: await findAttestedPrincipal(tx, named, stamp, now) };
+  }
   if (!LOGIN_AT_PARENT_KINDS.has(definition.kind)) {
     return { organization: named, principal: await findPrincipal(tx, named, stamp, now) };
   }

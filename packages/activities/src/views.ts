@@ -9,6 +9,7 @@ import {
   type Authenticator,
   activityDefinitionOf,
   type Oauth2Credential,
+  type OauthProvider,
   type Policy,
   type PolicyEvaluation,
   type PrivateKey,
@@ -28,6 +29,7 @@ import type {
   AuthenticatorRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
+  OauthProviderRecord,
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
@@ -72,10 +74,24 @@ export function authenticatorView(authenticator: AuthenticatorRecord): Authentic
   };
 }
 
+/** An OAuth provider as `get_oauth_providers` and a user's `oauthProviders` show it. */
+export function oauthProviderView(provider: OauthProviderRecord): OauthProvider {
+  return {
+    providerId: provider.providerId,
+    providerName: provider.providerName,
+    issuer: provider.issuer,
+    audience: provider.audience,
+    subject: provider.subject,
+    createdAt: timestampOf(provider.createdAt),
+    updatedAt: timestampOf(provider.updatedAt),
+  };
+}
+
 export function userView(
   user: UserRecord,
   apiKeys: readonly ApiKeyRecord[],
   authenticators: readonly AuthenticatorRecord[] = [],
+  oauthProviders: readonly OauthProviderRecord[] = [],
 ): User {
   return {
     userId: user.userId,
@@ -85,7 +101,7 @@ export function userView(
     authenticators: authenticators.map(authenticatorView),
     apiKeys: apiKeys.map(apiKeyView),
     userTags: [...user.userTags],
-    oauthProviders: [],
+    oauthProviders: oauthProviders.map(oauthProviderView),
     createdAt: timestampOf(user.createdAt),
     updatedAt: timestampOf(user.updatedAt),
   };

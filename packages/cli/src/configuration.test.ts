@@ -119,3 +119,19 @@ describe('resolveSettings', () => {
     });
   });
 });
+
+describe('postgresTarget', () => {
+  it('takes the schema out of a --postgres URL and leaves the rest to the driver', async () => {
+    const { postgresTarget } = await import('./store-selection.js');
+    expect(
+      postgresTarget('postgres://u:pw@db:5432/keyhold?schema=tenant_a&sslmode=require'),
+    ).toEqual({
+      connectionString: 'postgres://u:pw@db:5432/keyhold?sslmode=require',
+      schema: 'tenant_a',
+    });
+    expect(postgresTarget('postgres://db/keyhold')).toEqual({
+      connectionString: 'postgres://db/keyhold',
+    });
+    expect(postgresTarget('not a url')).toEqual({ connectionString: 'not a url' });
+  });
+});

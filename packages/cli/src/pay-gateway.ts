@@ -17,7 +17,7 @@ import {
   type PayNetwork,
 } from '@keyhold/payments';
 import type { RawRequest, RawResponse, RequestHandler } from '@keyhold/protocol';
-import { type Keyhold, Logger } from '@keyhold/server';
+import { type Keyhold, type KeyholdRequestHandler, Logger, ServerTokens } from '@keyhold/server';
 
 /**
  * Where the gateway is served, under the server's URL.
@@ -141,14 +141,18 @@ export async function createPayGateway(
  * @example
  * app.use(createKeyholdRouter(withPayGateway(keyhold, pay.gateway)));
  */
-export function withPayGateway(keyhold: RequestHandler, gateway: RequestHandler): RequestHandler {
+export function withPayGateway(keyhold: Keyhold, gateway: RequestHandler): RequestHandler {
+  const requests = keyhold.container.get<KeyholdRequestHandler>(ServerTokens.RequestHandler);
   return {
     handle(request: RawRequest): Promise<RawResponse> {
       const { path } = request;
       if (path === PAY_PATH_PREFIX || path.startsWith(`${PAY_PATH_PREFIX}/`)) {
-        return gateway.handle({ ...request, path: path.slice(PAY_PATH_PREFIX.length) || '/' });
+        // Observed as Keyhold's own routes are: a request id, an access line, the metrics.
+        return requests.observe(request, PAY_PATH_PREFIX, () =>
+          gateway.handle({ ...request, path: path.slice(PAY_PATH_PREFIX.length) || '/' }),
+        );
       }
-      return keyhold.handle(request);
+      return requests.handle(request);
     },
   };
 }

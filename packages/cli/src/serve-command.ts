@@ -24,6 +24,7 @@ import {
   oauth2ProviderOf,
   parseOauth2EndpointUrl,
 } from '@keyhold/oauth2-http';
+import { joseOidcVerifier } from '@keyhold/oidc-jose';
 import type { PayNetwork } from '@keyhold/payments';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
@@ -107,6 +108,10 @@ const HELP = `usage: keyhold serve [options]
                                     on this chain; NETWORK is base-sepolia or base-mainnet;
                                     repeatable. Needs --bootstrap-api-public-key: the settlement
                                     key is a private key of that organization
+  --oidc-issuer URL                 trust OIDC id_tokens (OAuth providers, OAUTH_LOGIN, OAUTH)
+                                    of this issuer only, exactly as its "iss" spells it;
+                                    repeatable. Without it any HTTPS issuer is trusted; in
+                                    development http:// issuers on loopback are too
 ${HTTP_LIMIT_HELP}  --config FILE                     read settings from a JSON object keyed by flag names
                                     ({"port": "9000", "memory": true}); also KEYHOLD_CONFIG
   --print-config                    print the resolved settings (secrets redacted) and where
@@ -237,6 +242,7 @@ const SERVE_OPTIONS = {
   'oauth2-userinfo-endpoint': { type: 'string', multiple: true },
   'oauth2-issuer': { type: 'string' },
   'evm-rpc': { type: 'string', multiple: true },
+  'oidc-issuer': { type: 'string', multiple: true },
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
@@ -336,6 +342,23 @@ export async function runServeCommand(args: string[]): Promise<number> {
         throw new Error(`--oauth2-issuer must be an http(s):// URL, got "${issuer}"`);
       }
     }
+    for (const issuer of values['oidc-issuer'] ?? []) {
+      let url: URL;
+      try {
+        url = new URL(issuer);
+      } catch {
+        throw new Error(`--oidc-issuer must be a URL, got "${issuer}"`);
+      }
+      const loopback = /^(127(?:\.\d{1,3}){3}|\[::1\]|localhost)$/i.test(url.hostname);
+      if (
+        url.protocol !== 'https:' &&
+        !(values.env === 'development' && url.protocol === 'http:' && loopback)
+      ) {
+        throw new Error(
+          `--oidc-issuer must be https:// (or http:// on loopback in development), got "${issuer}"`,
+        );
+      }
+    }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     process.stderr.write(`keyhold serve: ${message}\n${HELP}`);
@@ -383,6 +406,11 @@ export async function runServeCommand(args: string[]): Promise<number> {
       ? smtpNotifier({ url: values.smtp, from: values['email-from']! })
       : devNotifier,
     sms: values['sms-url'] ? httpSmsNotifier({ url: values['sms-url'] }) : devNotifier,
+  });
+  // Any HTTPS issuer unless --oidc-issuer names some; loopback http only in development.
+  const oidcVerifier = joseOidcVerifier({
+    trustedIssuers: values['oidc-issuer'] ?? [],
+    allowLoopbackHttp: env === 'development',
   });
   // Whatever Keyhold creates from here on (the embedded database's files among them) is
   // readable by this user only.
@@ -500,6 +528,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
         }),
         ...(values['oauth2-issuer'] ? { issuer: values['oauth2-issuer'] } : {}),
       },
+      oidcVerifier,
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },

@@ -7,7 +7,9 @@
  * replay, time past validBefore, the store and the payment records down, anvil stopped
  * (FACILITATOR_UNAVAILABLE). Every errorCode of the gateway is produced here.
  */
+
 import { type Store, StoreUnavailableError } from '@keyhold/activities';
+import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { isPayErrorCode, PAY_ERROR_CODE_LIST, type PayErrorCode } from '@keyhold/pay-errors';
 import { generateApiKeyPair } from '@keyhold/server';
 import { MemoryStore } from '@keyhold/store-memory';
@@ -154,6 +156,7 @@ beforeAll(async () => {
     store: switchable.store,
     bootstrapApiPublicKey: root.publicKey,
     webhookIntervalMs: 0,
+    metrics: new PrometheusMetrics({ processMetrics: false }),
     pay: {
       chains: new Map([['base-sepolia', anvil.rpcUrl]]),
       receiptTimeoutMs: 1_500,
@@ -182,6 +185,14 @@ describe('the payment gateway at <url>/pay', () => {
     expect(supported.signers['eip155:*']).toEqual([server.paySignerAddress]);
     const ready = await call('GET', '/ready');
     expect(ready).toMatchObject({ status: 200, json: { status: 'ready' } });
+    // Observed as the API is: a request id, and the metrics count it under /pay.
+    const raw = await fetch(`${server.payUrl}/base-sepolia/supported`, {
+      headers: { 'x-request-id': 'pay-trace-1' },
+    });
+    expect(raw.headers.get('x-request-id')).toBe('pay-trace-1');
+    expect(await (await fetch(`${server.url}/metrics`)).text()).toMatch(
+      /keyhold_http_request_duration_seconds_count\{route="\/pay",method="GET",status="200"\} [1-9]/,
+    );
   });
 
   it('verifies and settles a stock v2 payment once; a replay is refused and moves nothing', async () => {

@@ -52,6 +52,23 @@ export const MULTICALL3_ADDRESS: Address = '0xcA11bde05977b3631167028862bE2a1739
  * @example
  * const digest = transferWithAuthorizationDigest(auth, { name: 'USDC', version: '2', chainId: 84532, verifyingContract: usdc });
  */
+/**
+ * The EIP-712 types of EIP-3009's `TransferWithAuthorization`, as a payer signs them.
+ * @example
+ * await account.signTypedData({ domain, types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+ *   primaryType: 'TransferWithAuthorization', message: authorization });
+ */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: 'from', type: 'address' },
+    { name: 'to', type: 'address' },
+    { name: 'value', type: 'uint256' },
+    { name: 'validAfter', type: 'uint256' },
+    { name: 'validBefore', type: 'uint256' },
+    { name: 'nonce', type: 'bytes32' },
+  ],
+} as const;
+
 export function transferWithAuthorizationDigest(
   authorization: Eip3009Authorization,
   domain: { name: string; version: string; chainId: number; verifyingContract: Address },
@@ -59,16 +76,7 @@ export function transferWithAuthorizationDigest(
   return hashTypedData({
     domain,
     primaryType: 'TransferWithAuthorization',
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     message: authorization,
   });
 }

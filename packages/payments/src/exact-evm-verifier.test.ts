@@ -8,6 +8,7 @@ import { type Address, type Hex, toHex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { canonicalDigest } from './canonical-json.js';
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from './eip3009.js';
 import { EvmCallRevertedError, type EvmChain } from './evm-chain.js';
 import { verifyExactEvmPayment } from './exact-evm-verifier.js';
 import { PAY_NETWORKS } from './pay-networks.js';
@@ -60,16 +61,7 @@ async function body(
   const signature: Hex = await payer.signTypedData({
     domain: { name: 'USDC', version: '2', chainId: 84532, verifyingContract: network.usdc.address },
     primaryType: 'TransferWithAuthorization',
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     message: authorization,
   });
   const wire = Object.fromEntries(

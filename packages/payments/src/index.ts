@@ -10,6 +10,7 @@ export {
   EIP3009_ABI,
   MULTICALL3_ABI,
   MULTICALL3_ADDRESS,
+  TRANSFER_WITH_AUTHORIZATION_TYPES,
   transferWithAuthorizationData,
   transferWithAuthorizationDigest,
 } from './eip3009.js';

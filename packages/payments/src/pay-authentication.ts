@@ -47,6 +47,10 @@ export async function authenticateOrganizationRequest<T = undefined>(
 ): Promise<{ principal: Principal; value: T }> {
   try {
     const stamp = parseStamp(request.headers);
+    // An attested stamp only logs in (STAMP_LOGIN): it authenticates no payment endpoint.
+    if (stamp.kind === 'attested') {
+      throw new PayError('PAYMENT_AUTH_INVALID', { reason: 'X-Stamp-Attested only logs in' });
+    }
     if (stamp.kind === 'webauthn') checkWebauthnChallenge(stamp, request.rawBody);
     else await verifyStamp(deps.verifier, stamp, request.rawBody);
     const id = typeof organizationId === 'function' ? organizationId() : organizationId;

@@ -12,8 +12,9 @@
  *  4. For a REJECT vote (`context.rejected`), ALLOW and REQUIRES_CONSENSUS become REJECTED.
  * Then {@link decide}: deny wins, then rejection, then allow, then consensus, else implicit deny.
  */
+
 import type { Effect } from '@keyhold/protocol';
-import { BoundedCache } from './bounded-cache.js';
+import { LRUCache } from 'lru-cache';
 import { checkExpression } from './checker.js';
 import { type CompiledPredicate, compileExpression } from './compile.js';
 import type { EvaluationContext } from './context.js';
@@ -140,10 +141,14 @@ const TIME_INACTIVE = 6;
 const EXPRESSION_CACHE_SIZE = 8192;
 const SET_CACHE_SIZE = 1024;
 
+/**
+ * Compiled expressions and policy sets, bounded: a tenant writing ever new policies evicts the
+ * least recently used entries (lru-cache), never grows the process.
+ */
 interface Caches {
-  readonly expressions: BoundedCache<string, CompiledField | PolicyError>;
+  readonly expressions: LRUCache<string, CompiledField | PolicyError>;
   /** By a cheap fingerprint; candidates are verified against their exact content. */
-  readonly sets: BoundedCache<string, CompiledPolicySet[]>;
+  readonly sets: LRUCache<string, CompiledPolicySet[]>;
   readonly registry: PathRegistry;
 }
 
@@ -154,8 +159,8 @@ function cachesFor(schema: KeywordSchema): Caches {
   if (!caches) {
     assertSchema(schema);
     caches = {
-      expressions: new BoundedCache(EXPRESSION_CACHE_SIZE),
-      sets: new BoundedCache(SET_CACHE_SIZE),
+      expressions: new LRUCache({ max: EXPRESSION_CACHE_SIZE }),
+      sets: new LRUCache({ max: SET_CACHE_SIZE }),
       registry: new PathRegistry(),
     };
     cachesBySchema.set(schema, caches);

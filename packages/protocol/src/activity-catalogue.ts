@@ -164,6 +164,15 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('UPDATE_OAUTH2_CREDENTIAL', [1], 'ORGANIZATION', 'UPDATE'),
   ...define('DELETE_OAUTH2_CREDENTIAL', [1], 'ORGANIZATION', 'DELETE'),
   ...define('OAUTH2_AUTHENTICATE', [1], 'AUTH', 'CREATE'),
+  // OIDC: a user's OAuth providers (issuer, audience, subject), and the logins an id_token
+  // whose nonce binds the client's key buys: a session (OAUTH_LOGIN) or, legacy, an API key in
+  // a credential bundle (OAUTH).
+  ...define('CREATE_OAUTH_PROVIDERS', [1, 2], 'USER', 'CREATE', (v) =>
+    v === 1 ? 'createOauthProvidersResult' : 'createOauthProvidersResultV2',
+  ),
+  ...define('DELETE_OAUTH_PROVIDERS', [1], 'USER', 'DELETE'),
+  ...define('OAUTH_LOGIN', [1], 'AUTH', 'CREATE'),
+  ...define('OAUTH', [1], 'AUTH', 'CREATE'),
   // Ethereum ABIs and Solana IDLs that let policies read decoded calls (wire-compat §5 names
   // the resource SMART_CONTRACT_INTERFACE).
   ...define('CREATE_SMART_CONTRACT_INTERFACE', [1], 'SMART_CONTRACT_INTERFACE', 'CREATE'),
@@ -189,9 +198,8 @@ export const ROOT_QUORUM_ONLY_KINDS: ReadonlySet<string> = new Set([
  * sub-organization only through a user of that sub-organization; its own users' stamps may
  * read a sub-organization and run these kinds there, nothing else. They are the login and
  * auth activities a parent's backend runs for its sub-organizations' end users, where the end
- * user's verification token, OIDC token or mailbox is the proof (OTP_LOGIN, INIT_OTP_AUTH,
- * OTP_AUTH, EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY are served; the OAuth ones come with
- * issue 13).
+ * user's verification token, OIDC token or mailbox is the proof: OTP_LOGIN, INIT_OTP_AUTH,
+ * OTP_AUTH, OAUTH_LOGIN, OAUTH, EMAIL_AUTH and INIT_USER_EMAIL_RECOVERY, all served).
  */
 export const PARENT_RUN_KINDS: ReadonlySet<string> = new Set([
   'OTP_LOGIN',

@@ -98,7 +98,12 @@ export {
 } from './schemas/intents.js';
 export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export type { Infer, JsonSchema, Schema } from './schemas/schema-builders.js';
-export type { AccountParams, ApiKeyParams, AuthenticatorParams } from './schemas/shapes.js';
+export type {
+  AccountParams,
+  ApiKeyParams,
+  AuthenticatorParams,
+  OauthProviderParams,
+} from './schemas/shapes.js';
 export { httpStatusOf, StatusCode } from './status-code.js';
 export { isUuid, validateEnvelope, validateIntent, validateQuery } from './validate.js';
 export {
@@ -111,6 +116,7 @@ export {
   type CreateSubOrganizationResult,
   type Credential,
   type Oauth2Credential,
+  type OauthProvider,
   type Policy,
   type PolicyEvaluation,
   type PolicyOutcome,

@@ -160,10 +160,6 @@ const CATALOGUE = {
   INVALID_PRIVATE_KEY: e(INVALID_ARGUMENT, 'invalid private key'),
   INVALID_QUORUM_THRESHOLD: e(INVALID_ARGUMENT, 'quorum threshold must be non-zero integer'),
   MISSING_WALLET_PARAMS: e(INVALID_ARGUMENT, 'missing wallet params'),
-  UNSUPPORTED_CREDENTIAL: e(
-    INVALID_ARGUMENT,
-    'OAuth providers are not supported yet: give users API keys or authenticators',
-  ),
   AUTHENTICATOR_ATTESTATION_MISSING: variant(
     'INVALID_ATTESTATION',
     INVALID_ARGUMENT,
@@ -308,6 +304,19 @@ const CATALOGUE = {
   MAILED_CREDENTIAL_REQUIRED: e(
     PERMISSION_DENIED,
     'request must be stamped by the credential mailed for this user',
+  ),
+  // OIDC (CREATE_OAUTH_PROVIDERS, OAUTH_LOGIN, OAUTH, X-Stamp-Attested P256_OIDC). Every
+  // refusal of a token answers the spec's text; `details.reason` says which check failed.
+  INVALID_OIDC_TOKEN: e(INVALID_ARGUMENT, 'invalid OIDC token'),
+  OAUTH_PROVIDER_NOT_FOUND: e(NOT_FOUND, 'oauth provider not found'),
+  OAUTH_PROVIDER_ALREADY_EXISTS: e(
+    StatusCode.ALREADY_EXISTS,
+    'oauth provider with this issuer, audience and subject already exists in organization',
+  ),
+  MAX_OAUTH_PROVIDERS: variant(
+    'RESOURCE_LIMIT_EXCEEDED',
+    StatusCode.RESOURCE_EXHAUSTED,
+    'user has exceeded maximum oauth providers',
   ),
   NOTIFIER_NOT_CONFIGURED: e(
     StatusCode.FAILED_PRECONDITION,

@@ -72,6 +72,21 @@ export interface Authenticator {
   updatedAt: Timestamp;
 }
 
+/**
+ * `v1OauthProvider`: an OIDC identity a user logs in with (OAUTH_LOGIN, OAUTH).
+ * @example
+ * const p: OauthProvider = { providerId, providerName: 'Google', issuer: 'https://accounts.google.com', audience, subject, createdAt, updatedAt };
+ */
+export interface OauthProvider {
+  providerId: string;
+  providerName: string;
+  issuer: string;
+  audience: string;
+  subject: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 export interface User {
   userId: string;
   userName: string;
@@ -80,7 +95,7 @@ export interface User {
   authenticators: Authenticator[];
   apiKeys: ApiKey[];
   userTags: string[];
-  oauthProviders: unknown[];
+  oauthProviders: OauthProvider[];
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }
@@ -402,6 +417,11 @@ export interface ActivityResults {
   ACTIVITY_TYPE_UPDATE_OAUTH2_CREDENTIAL: { oauth2CredentialId: string };
   ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL: { oauth2CredentialId: string };
   ACTIVITY_TYPE_OAUTH2_AUTHENTICATE: { oidcToken: string };
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS: { providerIds: string[] };
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2: { providerIds: string[] };
+  ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS: { providerIds: string[] };
+  ACTIVITY_TYPE_OAUTH_LOGIN: { session: string };
+  ACTIVITY_TYPE_OAUTH: { userId: string; apiKeyId: string; credentialBundle: string };
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
   ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
 }

@@ -15,7 +15,9 @@ import {
   nobleSignatureVerifier,
   noMetrics,
   noNotifier,
+  noOidcVerifier,
   Oauth2Gateway,
+  OidcVerifier,
   PolicyExplainer,
   QueryService,
   RateLimiter,
@@ -167,6 +169,8 @@ export const foundationModule = (
       .inSingletonScope();
     // No transport until one is given: INIT_OTP answers that none is configured.
     bind(Notifier).toConstantValue(noNotifier('no email or SMS transport configured'));
+    // No OIDC issuer is trusted until a verifier is given: every id_token is refused.
+    bind(OidcVerifier).toConstantValue(noOidcVerifier());
     // Embedded use computes on the caller's thread; `keyhold serve` rebinds a worker pool.
     bind(CryptoWorkPool).toConstantValue(inlineCryptoWorkPool());
   });
@@ -232,6 +236,7 @@ export const coreModule = () =>
             tlsFetcherEncrypt: ctx.get<SignerKey>(TlsFetcherEncryptKey),
             oauth2Gateway: ctx.get<Oauth2Gateway>(Oauth2Gateway),
             oauth2Issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
+            oidcVerifier: ctx.get<OidcVerifier>(OidcVerifier),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),

@@ -59,7 +59,7 @@ describe('the HTTP surface', () => {
     expect(submit.status).toBe(501);
     expectStatus(submit.json, 12, 'activity type not supported');
     const query = await post(
-      '/public/v1/query/get_oauth_providers',
+      '/public/v1/query/get_mfa_policies',
       JSON.stringify({ organizationId: server.organizationId }),
     );
     expect(query.status).toBe(501);

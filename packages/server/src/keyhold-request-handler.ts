@@ -278,10 +278,36 @@ export class KeyholdRequestHandler implements RequestHandler {
    * the log and its metrics.
    */
   async handle(request: RawRequest): Promise<RawResponse> {
+    const note = new RequestNote();
+    return this.observed(request, routeLabel(request.path), note, (requestId) =>
+      this.answer(request, requestId, note),
+    );
+  }
+
+  /**
+   * Answers with `answer` as `handle` answers Keyhold's own routes — an `X-Request-Id`, one
+   * access line, the request metrics under `route` — for routes mounted beside them (the
+   * payment gateway at `/pay`).
+   * @example
+   * requestHandler.observe(request, '/pay', () => gateway.handle(request));
+   */
+  observe(
+    request: RawRequest,
+    route: string,
+    answer: (requestId: string) => Promise<RawResponse>,
+  ): Promise<RawResponse> {
+    return this.observed(request, route, new RequestNote(), answer);
+  }
+
+  private async observed(
+    request: RawRequest,
+    route: string,
+    note: RequestNote,
+    answer: (requestId: string) => Promise<RawResponse>,
+  ): Promise<RawResponse> {
     const started = performance.now();
     const requestId = requestIdOf(request.headers['x-request-id']);
-    const note = new RequestNote();
-    const response = withRequestId(await this.answer(request, requestId, note), requestId);
+    const response = withRequestId(await answer(requestId), requestId);
     const seconds = (performance.now() - started) / 1000;
     const { method, path } = request;
     this.deps.logger.info('request', {
@@ -298,7 +324,7 @@ export class KeyholdRequestHandler implements RequestHandler {
     });
     const { metrics } = this.deps;
     if (metrics) {
-      metrics.requestHandled({ route: routeLabel(path), method, status: response.status, seconds });
+      metrics.requestHandled({ route, method, status: response.status, seconds });
       if (note.activityType && note.activityStatus) {
         metrics.activityFinished(note.activityType, note.activityStatus);
       }

@@ -16,6 +16,7 @@ import {
   Metrics,
   Notifier,
   Oauth2Gateway,
+  OidcVerifier,
   type PolicyExplainer,
   type QueryService,
   RateLimiter,
@@ -123,6 +124,11 @@ export interface KeyholdOptions {
    * Closed by `close()`.
    */
   notifier?: Notifier;
+  /**
+   * Verifies OIDC id_tokens for OAuth providers and logins (`@keyhold/oidc-jose`). Default:
+   * none — every id_token is refused. Closed by `close()`.
+   */
+  oidcVerifier?: OidcVerifier;
   /** How far a request's `timestampMs` may be from now. Default 5 minutes. */
   timestampToleranceMs?: number;
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
@@ -287,6 +293,7 @@ export class Keyhold implements RequestHandler {
       } finally {
         await limiter?.close?.();
         await this.container.get<Notifier>(Notifier).close?.();
+        await this.container.get<OidcVerifier>(OidcVerifier).close?.();
       }
       await vault.close?.();
     } finally {
@@ -344,6 +351,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Notifier, options.notifier);
   constant(Oauth2Gateway, options.oauth2?.gateway);
   constant(ServerTokens.Oauth2Issuer, options.oauth2?.issuer);
+  constant(OidcVerifier, options.oidcVerifier);
   const serviceOptions: ActivityServiceOptions = {};
   if (options.timestampToleranceMs !== undefined)
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;

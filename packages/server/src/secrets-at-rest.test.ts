@@ -26,11 +26,16 @@
  * `encryptOauth2ClientSecret` to `tlsFetcherEncryptPublicKey`) and updated with another; neither
  * secret appears in any table, in the clear or hex/base64-encoded (the `oauth2_credentials`
  * table holds each sealed, which the scanner is shown to find).
+ * The `oauth_providers` table (store version 12) has no secret column: issuer, audience and
+ * subject of a provider, never the id_token it was registered with (see the README, Security).
+ * A provider is registered from a real id_token of a loopback `oidc-provider`; the table has
+ * its row and no part of the token's signature.
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { type NotifierMessage, type Store, Store as StoreId } from '@keyhold/activities';
 import { mnemonicToEntropy, mnemonicToSeedSync, publicKeyFromPrivateKey } from '@keyhold/keys';
+import { joseOidcVerifier } from '@keyhold/oidc-jose';
 import type { Curve } from '@keyhold/protocol';
 import { createPgliteStore, createPostgresStore, KEYHOLD_TABLES } from '@keyhold/store-postgres';
 import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
@@ -50,6 +55,7 @@ import {
   postgresReachable,
   testSchema,
 } from '../../../adapters/store-postgres/src/testing/targets.js';
+import { startOidcIssuer } from './__fixtures__/oidc-issuer.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
@@ -221,15 +227,17 @@ async function secretsStaySealed(target: Target) {
   const masterKey = generateMasterKey();
   // The notifier keeps what it is given to send: the test reads the codes from it.
   const sent: NotifierMessage[] = [];
+  const issuer = await startOidcIssuer([{ clientId: 'app' }]);
   const keyhold = createKeyhold({
     store: target.store,
     masterKey,
     logger: silentLogger,
     notifier: { send: async (message) => void sent.push(message) },
+    oidcVerifier: joseOidcVerifier({ trustedIssuers: [issuer.issuer], allowLoopbackHttp: true }),
   });
   try {
     const apiKey = generateApiKeyPair();
-    const { organizationId } = await keyhold.bootstrap({
+    const { organizationId, userId } = await keyhold.bootstrap({
       organizationName: 'Secrets at rest',
       apiPublicKey: apiKey.publicKey,
     });
@@ -372,6 +380,13 @@ async function secretsStaySealed(target: Target) {
       encryptedClientSecret: await encryptedClientSecret(clientSecrets[1]!),
     });
 
+    // An OAuth provider from a real id_token: its identity is stored, the token is not.
+    const idToken = await issuer.idToken({ clientId: 'app', sub: 'root-at-op' });
+    await client.run('ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2', {
+      userId,
+      oauthProviders: [{ providerName: 'OP', oidcToken: idToken }],
+    });
+
     // The secrets, revealed with the master key from the sealed values in the store.
     const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
       wallets: await tx.wallets.list(organizationId),
@@ -427,9 +442,17 @@ async function secretsStaySealed(target: Target) {
       'otps',
       'invitations',
       'oauth2_credentials',
+      'oauth_providers',
     ]) {
       expect(dump.get(table)!.length, table).toBeGreaterThan(0);
     }
+    const providers = new Map([['oauth_providers', dump.get('oauth_providers')!]]);
+    expect(
+      scan(providers, [
+        { what: 'subject', text: 'root-at-op', anyCase: false },
+        { what: 'id_token signature', text: idToken.split('.')[2]!, anyCase: false },
+      ]),
+    ).toEqual(['subject @ oauth_providers']);
 
     // The scanner finds what is there…
     expect(
@@ -470,6 +493,7 @@ async function secretsStaySealed(target: Target) {
     };
   } finally {
     await keyhold.close();
+    await issuer.close();
   }
 }
 

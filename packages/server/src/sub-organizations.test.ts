@@ -207,8 +207,15 @@ describe.each(STORE_TARGETS)('sub-organizations on %s', (_, openStore) => {
         'missing parameter: user authenticator attestation',
       ],
       [
-        { rootUsers: [{ ...rootUser(other, 'refused root'), oauthProviders: [{}] }] },
-        'OAuth providers are not supported yet',
+        {
+          rootUsers: [
+            {
+              ...rootUser(other, 'refused root'),
+              oauthProviders: [{ providerName: 'op', oidcToken: 'not-a-jwt' }],
+            },
+          ],
+        },
+        'invalid OIDC token',
       ],
     ];
     for (const [change, message] of cases) {

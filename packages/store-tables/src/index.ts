@@ -21,6 +21,7 @@ export { ACTIVITIES } from './tables/activities.js';
 export { API_KEYS } from './tables/api-keys.js';
 export { AUTHENTICATORS } from './tables/authenticators.js';
 export { INVITATIONS } from './tables/invitations.js';
+export { OAUTH_PROVIDERS } from './tables/oauth-providers.js';
 export { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
 export { ORGANIZATIONS } from './tables/organizations.js';
 export { OTPS } from './tables/otps.js';

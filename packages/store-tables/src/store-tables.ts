@@ -10,6 +10,7 @@ import { API_KEYS } from './tables/api-keys.js';
 import { AUDIT_ENTRIES, AUDIT_HEADS } from './tables/audit-log.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
 import { INVITATIONS } from './tables/invitations.js';
+import { OAUTH_PROVIDERS } from './tables/oauth-providers.js';
 import { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
@@ -53,6 +54,7 @@ export const STORE_TABLES = {
   oauth2Credentials: OAUTH2_CREDENTIALS,
   smartContractInterfaces: SMART_CONTRACT_INTERFACES,
   payments: PAYMENTS,
+  oauthProviders: OAUTH_PROVIDERS,
 } as const;
 
 /**

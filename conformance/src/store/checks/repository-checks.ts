@@ -26,6 +26,7 @@ import {
   apiKey,
   authenticator,
   fresh,
+  oauthProvider,
   organization,
   policy,
   policyEvaluation,
@@ -1311,5 +1312,66 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     expect(await tx((t) => t.payments.getForUpdate(org, unknown.paymentId))).toEqual(settled);
     expect(mine(await tx((t) => t.payments.listByStatus('unknown')))).toEqual([]);
   });
+
+  check(
+    'oauth providers: get, list by createdAt, one identity per organization, delete; deleting an organization removes them',
+    async () => {
+      const org = organization();
+      await tx((t) => t.organizations.insert(org));
+      const o = org.organizationId;
+      const [u1, u2] = [fresh('user'), fresh('user')];
+      const p1 = oauthProvider(o, u1, { createdAt: 20 });
+      const p2 = oauthProvider(o, u2, { createdAt: 10 });
+      await tx(async (t) => {
+        await t.oauthProviders.insert(p1);
+        await t.oauthProviders.insert(p2);
+      });
+      expect(await tx((t) => t.oauthProviders.get(o, p1.providerId))).toEqual(p1);
+      expect(await tx((t) => t.oauthProviders.getForUpdate(o, p2.providerId))).toEqual(p2);
+      expect(await tx((t) => t.oauthProviders.get(o, fresh('missing')))).toBeUndefined();
+      expect(await tx((t) => t.oauthProviders.list(o))).toEqual([p2, p1]);
+      expect(await conflict(tx((t) => t.oauthProviders.insert({ ...p1 })))).toBe(
+        'oauth_provider_pkey',
+      );
+      // The same issuer, audience and subject, for another user: refused.
+      const { issuer, audience, subject } = p1;
+      expect(
+        await tx((t) => t.oauthProviders.findByIdentity(o, issuer, audience, subject)),
+      ).toEqual(p1);
+      expect(
+        await tx((t) => t.oauthProviders.findByIdentity(o, issuer, fresh('client'), subject)),
+      ).toBeUndefined();
+      expect(
+        await tx((t) =>
+          t.oauthProviders.findByIdentity(o, issuer, audience, subject.toUpperCase()),
+        ),
+      ).toBeUndefined();
+      expect(
+        await conflict(
+          tx((t) => t.oauthProviders.insert(oauthProvider(o, u2, { issuer, audience, subject }))),
+        ),
+      ).toBe('oauth_provider_identity');
+      // Another organization may hold the same identity; another audience is another identity.
+      const other = organization();
+      await tx((t) => t.organizations.insert(other));
+      await tx((t) =>
+        t.oauthProviders.insert(
+          oauthProvider(other.organizationId, u1, { issuer, audience, subject }),
+        ),
+      );
+      await tx((t) =>
+        t.oauthProviders.insert(
+          oauthProvider(o, u1, { issuer, audience: fresh('client'), subject }),
+        ),
+      );
+      await tx((t) => t.oauthProviders.delete(o, p1.providerId));
+      expect(await tx((t) => t.oauthProviders.get(o, p1.providerId))).toBeUndefined();
+      // Deleting frees the identity.
+      await tx((t) => t.oauthProviders.insert(oauthProvider(o, u2, { issuer, audience, subject })));
+      await tx((t) => t.organizations.delete(o));
+      expect(await tx((t) => t.oauthProviders.list(o))).toEqual([]);
+      expect((await tx((t) => t.oauthProviders.list(other.organizationId))).length).toBe(1);
+    },
+  );
   return checks;
 }

@@ -17,6 +17,7 @@ import type { ActivityScope } from '../activity-scope.js';
 import type { Ids } from '../ports/ids.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { Oauth2Gateway } from '../ports/oauth2-gateway.js';
+import type { OidcVerifier } from '../ports/oidc-verifier.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
@@ -50,6 +51,8 @@ export interface ActivityContext {
    * reaches the providers, and the issuer of the OIDC tokens OAUTH2_AUTHENTICATE signs.
    */
   readonly oauth2: Oauth2Settings;
+  /** Verifies OIDC id_tokens: signature, trusted issuer, expiry. */
+  readonly oidc: OidcVerifier;
   readonly ids: Ids;
   /** The activity's time (epoch ms): every record it writes carries it. */
   readonly now: number;
@@ -84,6 +87,13 @@ export interface Oauth2Settings {
 export interface ProposalContext {
   readonly tx: StoreTransaction;
   readonly organization: OrganizationRecord;
+}
+
+/** What `prepare` may use: the ports that reach outside, and the request's time. */
+export interface PrepareContext {
+  readonly oidc: OidcVerifier;
+  /** Epoch ms. */
+  readonly now: number;
 }
 
 /** Settings of the service that a precheck may depend on. */
@@ -127,6 +137,13 @@ export interface ActivityHandler<P = ValidatedIntent, R = ActivityResult> {
    * view carries the secret. Runs after `precheck`; a KeyholdError it throws refuses the request.
    */
   readonly storedParameters?: (parameters: P, keys: StorageKeys) => P;
+  /**
+   * Work outside the Store, run once the parameters passed `precheck` and before the
+   * activity's transaction opens: fetching what `execute` will need from the network (an OIDC
+   * issuer's discovery document and keys), so no transaction waits on it. What it throws
+   * refuses the request, after authentication, as a precheck refusal does.
+   */
+  readonly prepare?: (ctx: PrepareContext, parameters: P) => Promise<void>;
   /** Returns the content of the result member. */
   readonly execute: (ctx: ActivityContext, parameters: P) => Promise<R>;
 }

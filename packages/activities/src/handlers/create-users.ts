@@ -2,11 +2,16 @@
  * CREATE_USERS (V1–V4) and CREATE_API_ONLY_USERS: users with their API keys and passkeys.
  * @module
  */
-import type { ApiKeyParams, AuthenticatorParams } from '@keyhold/protocol';
+import type { ApiKeyParams, AuthenticatorParams, OauthProviderParams } from '@keyhold/protocol';
 import type { UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
+import {
+  addOauthProviders,
+  precheckOauthProviders,
+  prepareOauthProviders,
+} from './oauth-providers.js';
 import { requireUserTags } from './tags.js';
 
 /**
@@ -19,6 +24,7 @@ interface NewUser {
   userPhoneNumber?: string;
   apiKeys?: readonly ApiKeyParams[];
   authenticators?: readonly AuthenticatorParams[];
+  oauthProviders?: readonly OauthProviderParams[];
   userTags?: readonly string[];
 }
 
@@ -38,15 +44,21 @@ async function createUsers(ctx: ActivityContext, users: readonly NewUser[]) {
     await ctx.tx.users.insert(user);
     await addApiKeys(ctx, user.userId, params.apiKeys ?? []);
     await addAuthenticators(ctx, user.userId, params.authenticators ?? []);
+    await addOauthProviders(ctx, user, params.oauthProviders ?? []);
     userIds.push(user.userId);
   }
   return { userIds };
 }
 
 const apiKeysOf = (users: readonly NewUser[]) => users.flatMap((u) => u.apiKeys ?? []);
+const providersOf = (users: readonly NewUser[]) => users.flatMap((u) => u.oauthProviders ?? []);
 
 export const createUsersHandler: HandlerOf<'CREATE_USERS'> = {
-  precheck: (p) => precheckApiKeys(apiKeysOf(p.users)),
+  precheck(p) {
+    precheckApiKeys(apiKeysOf(p.users));
+    precheckOauthProviders(providersOf(p.users));
+  },
+  prepare: (ctx, p) => prepareOauthProviders(ctx, providersOf(p.users)),
   verify: (ctx, p) =>
     verifyAuthenticators(
       ctx,

@@ -24,6 +24,9 @@ export const deleteUsersHandler: HandlerOf<'DELETE_USERS'> = {
       for (const key of await ctx.tx.apiKeys.listByUser(orgId, userId)) {
         await ctx.tx.apiKeys.delete(orgId, key.apiKeyId);
       }
+      for (const p of await ctx.tx.oauthProviders.list(orgId)) {
+        if (p.userId === userId) await ctx.tx.oauthProviders.delete(orgId, p.providerId);
+      }
       for (const a of await ctx.tx.authenticators.listByUser(orgId, userId)) {
         await ctx.tx.authenticators.delete(orgId, a.authenticatorId);
       }

@@ -32,6 +32,8 @@ import {
   deleteWalletsHandler,
   disablePrivateKeyHandler,
 } from './lifecycle.js';
+import { oauthHandler, oauthLoginHandler } from './oauth-login.js';
+import { createOauthProvidersHandler, deleteOauthProvidersHandler } from './oauth-providers.js';
 import {
   createOauth2CredentialHandler,
   deleteOauth2CredentialHandler,
@@ -178,6 +180,10 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   UPDATE_OAUTH2_CREDENTIAL: updateOauth2CredentialHandler,
   DELETE_OAUTH2_CREDENTIAL: deleteOauth2CredentialHandler,
   OAUTH2_AUTHENTICATE: oauth2AuthenticateHandler,
+  CREATE_OAUTH_PROVIDERS: createOauthProvidersHandler,
+  DELETE_OAUTH_PROVIDERS: deleteOauthProvidersHandler,
+  OAUTH_LOGIN: oauthLoginHandler,
+  OAUTH: oauthHandler,
   CREATE_SMART_CONTRACT_INTERFACE: createSmartContractInterfaceHandler,
   DELETE_SMART_CONTRACT_INTERFACE: deleteSmartContractInterfaceHandler,
 };

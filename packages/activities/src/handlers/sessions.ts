@@ -18,6 +18,7 @@ import { KeyholdError } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { normalizeApiPublicKey } from '../api-key-public-key.js';
+import type { Principal } from '../principal.js';
 import type { UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addSessionKey, READ_ONLY_SESSION_SECONDS, sessionSeconds } from './session-keys.js';
@@ -100,7 +101,7 @@ export const createReadOnlySessionHandler: HandlerOf<'CREATE_READ_ONLY_SESSION'>
       {
         exp,
         // The credential that asked: an API key's hex key, or a passkey's COSE key (base64url).
-        publicKey: principal.apiKey ? principal.stamp.publicKey : principal.authenticator.publicKey,
+        publicKey: readOnlySessionKeyOf(principal),
         sessionType: 'SESSION_TYPE_READ_ONLY',
         userId: user.userId,
         organizationId: ctx.organization.organizationId,
@@ -117,6 +118,12 @@ export const createReadOnlySessionHandler: HandlerOf<'CREATE_READ_ONLY_SESSION'>
     };
   },
 };
+
+/** The credential that asked: an API key's hex key, or a passkey's COSE key (base64url). */
+function readOnlySessionKeyOf(principal: Principal): string {
+  if (principal.stamp.kind === 'attested') return principal.stamp.signed.publicKey;
+  return principal.apiKey ? principal.stamp.publicKey : principal.authenticator!.publicKey;
+}
 
 /**
  * The key the bundle is encrypted to must be a P-256 point, compressed or not: refused up

@@ -24,12 +24,18 @@ import {
   activityDefinitionOf,
   type IntentOfKind,
   KeyholdError,
+  type OauthProviderParams,
 } from '@keyhold/protocol';
 import type { OrganizationRecord, UserRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { addApiKeys, precheckApiKeys } from './api-key-creation.js';
 import { addAuthenticators, verifyAuthenticators } from './authenticator-creation.js';
 import { refusing } from './execution-refusal.js';
+import {
+  addOauthProviders,
+  precheckOauthProviders,
+  prepareOauthProviders,
+} from './oauth-providers.js';
 import { createPrivateKeysHandler } from './private-keys.js';
 import { verifySignUp } from './sign-up-verification.js';
 import { precheckAccounts } from './wallet-accounts.js';
@@ -45,6 +51,7 @@ interface RootUser {
   userPhoneNumber?: string;
   apiKeys?: readonly ApiKeyParams[];
   authenticators?: readonly AuthenticatorParams[];
+  oauthProviders?: readonly OauthProviderParams[];
 }
 
 /** Every version's intent, as the handler reads it: V1's one passkey becomes one root user. */
@@ -81,11 +88,17 @@ export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> 
       });
     }
     precheckApiKeys(rootUsers.flatMap((u) => u.apiKeys ?? []));
+    precheckOauthProviders(rootUsers.flatMap((u) => u.oauthProviders ?? []));
     if ('wallet' in p && p.wallet) precheckAccounts(p.wallet.accounts);
     if ('privateKeys' in p) {
       createPrivateKeysHandler.precheck?.({ privateKeys: p.privateKeys }, definition, settings);
     }
   },
+  prepare: (ctx, p) =>
+    prepareOauthProviders(
+      ctx,
+      shapeOf(p).rootUsers.flatMap((u) => u.oauthProviders ?? []),
+    ),
   verify: (ctx, p) =>
     verifyAuthenticators(
       ctx,
@@ -138,6 +151,7 @@ export const createSubOrganizationHandler: HandlerOf<'CREATE_SUB_ORGANIZATION'> 
       await addApiKeys(inSub, user.userId, params.apiKeys ?? []);
       // Verified against the parent's allowed origins: the sub-organization has none yet.
       await addAuthenticators(inSub, user.userId, params.authenticators ?? []);
+      await addOauthProviders(inSub, user, params.oauthProviders ?? []);
     }
     if ('privateKeys' in p) {
       const created = await createPrivateKeysHandler.execute(

@@ -17,6 +17,7 @@ import type {
   AuthenticatorRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
+  OauthProviderRecord,
   OrganizationRecord,
   OtpRecord,
   PaymentRecord,
@@ -380,6 +381,34 @@ export interface PaymentRepository {
 }
 
 /**
+ * Users' OAuth providers (OIDC identities), listed by `createdAt`. An organization holds an
+ * issuer, audience and subject once.
+ */
+export interface OauthProviderRepository {
+  get(organizationId: string, providerId: string): Promise<OauthProviderRecord | undefined>;
+  /** Like `get`, and holds the record until the transaction ends. */
+  getForUpdate(
+    organizationId: string,
+    providerId: string,
+  ): Promise<OauthProviderRecord | undefined>;
+  list(organizationId: string): Promise<OauthProviderRecord[]>;
+  /** The organization's provider with this issuer, audience and subject (exact), if any. */
+  findByIdentity(
+    organizationId: string,
+    issuer: string,
+    audience: string,
+    subject: string,
+  ): Promise<OauthProviderRecord | undefined>;
+  /**
+   * Throws StoreConflictError `oauth_provider_pkey` for an existing id and
+   * `oauth_provider_identity` when the organization holds the issuer, audience and subject.
+   */
+  insert(record: OauthProviderRecord): Promise<void>;
+  update(record: OauthProviderRecord): Promise<void>;
+  delete(organizationId: string, providerId: string): Promise<void>;
+}
+
+/**
  * Smart-contract interfaces (CREATE/DELETE_SMART_CONTRACT_INTERFACE), listed by `createdAt`;
  * unique by `(organizationId, type, addressKey)` (the constraint `smart_contract_interface_address`).
  */
@@ -429,6 +458,7 @@ export interface StoreTransaction {
   readonly oauth2Credentials: Oauth2CredentialRepository;
   readonly smartContractInterfaces: SmartContractInterfaceRepository;
   readonly payments: PaymentRepository;
+  readonly oauthProviders: OauthProviderRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

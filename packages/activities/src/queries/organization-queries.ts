@@ -7,6 +7,7 @@ import {
   apiKeyView,
   authenticatorView,
   invitationView,
+  oauthProviderView,
   policyView,
   privateKeyView,
   tagView,
@@ -17,16 +18,18 @@ import type { QueryContext, QueryHandlerOf } from './query-handler.js';
 
 async function usersOf(ctx: QueryContext) {
   const orgId = ctx.organization.organizationId;
-  const [users, keys, authenticators] = await Promise.all([
+  const [users, keys, authenticators, providers] = await Promise.all([
     ctx.tx.users.list(orgId),
     ctx.tx.apiKeys.listByOrganization(orgId),
     ctx.tx.authenticators.listByOrganization(orgId),
+    ctx.tx.oauthProviders.list(orgId),
   ]);
   return users.map((u) =>
     userView(
       u,
       keys.filter((k) => k.userId === u.userId),
       authenticators.filter((a) => a.userId === u.userId),
+      providers.filter((p) => p.userId === u.userId),
     ),
   );
 }
@@ -84,11 +87,30 @@ export const getUser: QueryHandlerOf<'get_user'> = async (ctx, body) => {
   const orgId = ctx.organization.organizationId;
   const user = await ctx.tx.users.get(orgId, body.userId.toLowerCase());
   if (!user) throw new KeyholdError('USER_NOT_FOUND', { userId: body.userId });
-  const [keys, authenticators] = await Promise.all([
+  const [keys, authenticators, providers] = await Promise.all([
     ctx.tx.apiKeys.listByUser(orgId, user.userId),
     ctx.tx.authenticators.listByUser(orgId, user.userId),
+    ctx.tx.oauthProviders.list(orgId),
   ]);
-  return { user: userView(user, keys, authenticators) };
+  return {
+    user: userView(
+      user,
+      keys,
+      authenticators,
+      providers.filter((p) => p.userId === user.userId),
+    ),
+  };
+};
+
+/** The organization's OAuth providers, or one user's (an unknown user has none). */
+export const getOauthProviders: QueryHandlerOf<'get_oauth_providers'> = async (ctx, body) => {
+  const userId = body.userId?.toLowerCase();
+  const providers = await ctx.tx.oauthProviders.list(ctx.organization.organizationId);
+  return {
+    oauthProviders: providers
+      .filter((p) => userId === undefined || p.userId === userId)
+      .map(oauthProviderView),
+  };
 };
 
 /** A user's passkeys; an unknown user has none (as `get_api_keys`). */

@@ -8,6 +8,7 @@
  * @module
  */
 import { KeyholdError, type SUB_ORG_FILTER_TYPES } from '@keyhold/protocol';
+import { oauthProviderOf, readOidcTokenShape } from '../handlers/oidc-token.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { OrganizationRecord } from '../records.js';
 import { DEFAULT_PAGE_LIMIT } from './activity-queries.js';
@@ -25,9 +26,26 @@ const userMatches =
     });
 
 /**
- * The filters by `filterType`. CREDENTIAL_ID and OIDC_TOKEN match nothing: Keyhold stores no
- * authenticators or OAuth providers yet.
+ * The sub-organizations with a user whose OAuth provider has the token's issuer, subject and
+ * one of its audiences. The token is read, not verified: the caller is the parent, which may
+ * read every sub-organization's providers anyway; a token that is not a JWT matches nothing.
  */
+const oidcTokenMatches: Filter = async (tx, org, value) => {
+  let claims: ReturnType<typeof readOidcTokenShape>;
+  try {
+    claims = readOidcTokenShape(value);
+  } catch {
+    return false;
+  }
+  try {
+    await oauthProviderOf(tx, org.organizationId, claims);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The filters by `filterType`. CREDENTIAL_ID matches nothing yet. */
 const FILTERS: Record<(typeof SUB_ORG_FILTER_TYPES)[number], Filter> = {
   NAME: async (_tx, org, value) => org.name === value,
   USERNAME: userMatches((u) => u.userName)(),
@@ -41,7 +59,7 @@ const FILTERS: Record<(typeof SUB_ORG_FILTER_TYPES)[number], Filter> = {
   WALLET_ACCOUNT_ADDRESS: async (tx, org, value) =>
     (await tx.walletAccounts.findByAddress(org.organizationId, value)) !== undefined,
   CREDENTIAL_ID: async () => false,
-  OIDC_TOKEN: async () => false,
+  OIDC_TOKEN: oidcTokenMatches,
 };
 
 /** A verified contact of the sub-organization's users (of the filter's kind, if it names one). */

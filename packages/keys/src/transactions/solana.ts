@@ -1,7 +1,6 @@
 /**
- * TRANSACTION_TYPE_SOLANA: legacy and v0 messages, decoded here rather than with a Solana SDK
- * because only the wire layout is needed and it is small and fixed (Solana docs "Transactions";
- * `solana-sdk` `short_vec`, `Message::sanitize`, `v0::Message::sanitize`):
+ * TRANSACTION_TYPE_SOLANA: legacy and v0 messages, decoded with `@solana/kit`'s codecs (Solana
+ * docs "Transactions"; `solana-sdk` `short_vec`, `Message::sanitize`, `v0::Message::sanitize`):
  *
  * ```
  * transaction = compact-u16 n ‖ n × 64-byte signature ‖ message
@@ -13,21 +12,47 @@
  *               v0: compact-u16 t ‖ t × (32-byte table ‖ compact-u16 w ‖ w × u8 ‖ compact-u16 r ‖ r × u8)
  * ```
  *
- * compact-u16 is 1–3 bytes of 7-bit groups, little-endian, and must be minimal. The input is
- * the full transaction with placeholder (zero) signature slots, as `@solana/web3.js`
- * `serialize({ requireAllSignatures: false })` and `@solana/kit` produce; a bare message is
- * accepted too and comes back as a full transaction. The signer's slot is the index of its
- * Ed25519 key among the first `numRequiredSignatures` account keys; the other slots are kept
- * byte for byte. The message is checked as the runtime's sanitize step does (index bounds,
- * the fee payer is a writable signer and not a program, v0 program ids are static keys), and
- * every byte must be consumed.
+ * The signature slots are the `shortU16`-prefixed array of 64-byte fields of kit's transaction
+ * codec (not `getTransactionDecoder`: it returns the signatures as a map keyed by address, which
+ * loses the slot order and a repeated key, and the slots must come back byte for byte). The
+ * message is kit's legacy/v0 layout composed from its codecs, with a strict compact-u16 and keys
+ * as bytes until sanitize has bounded them (why not `getCompiledTransactionMessageDecoder`: see
+ * the comment on `wire` below and the package README).
+ *
+ * The input is the full transaction with placeholder (zero) signature slots, as
+ * `@solana/web3.js` `serialize({ requireAllSignatures: false })` and `@solana/kit` produce; a
+ * bare message is accepted too and comes back as a full transaction. The signer's slot is the
+ * index of its Ed25519 key among the first `numRequiredSignatures` account keys; the other slots
+ * are kept byte for byte. The message is checked as the runtime's sanitize step does (index
+ * bounds, the fee payer is a writable signer and not a program, v0 program ids are static
+ * keys), and every byte must be consumed.
  * @module
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToHex, concatBytes, equalBytes } from '@noble/curves/utils.js';
-import { base58 } from '@scure/base';
+import {
+  addDecoderSizePrefix,
+  createDecoder,
+  type Decoder,
+  fixDecoderSize,
+  fixEncoderSize,
+  getAddressDecoder,
+  getArrayDecoder,
+  getArrayEncoder,
+  getBase58Decoder,
+  getBytesDecoder,
+  getBytesEncoder,
+  getShortU16Decoder,
+  getShortU16Encoder,
+  getStructDecoder,
+  getTransactionVersionDecoder,
+  getU8Decoder,
+  isSolanaError,
+  type ReadonlyUint8Array,
+  type VariableSizeDecoder,
+} from '@solana/kit';
 import type { RawSignature } from '../key-vault.js';
-import { failedToParse, signerNotInTransaction } from './transaction-input.js';
+import { failedToParse, reasonOf, signerNotInTransaction } from './transaction-input.js';
 
 /** Signs a message with Ed25519 (the vault's `sign`, bound to one key). */
 export type MessageSigner = (message: Uint8Array) => Promise<RawSignature>;
@@ -140,43 +165,6 @@ const TOKEN_PROGRAMS = new Set([
   'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb',
 ]);
 
-class Reader {
-  offset = 0;
-  constructor(readonly bytes: Uint8Array) {}
-
-  get remaining(): number {
-    return this.bytes.length - this.offset;
-  }
-
-  u8(what: string): number {
-    if (this.remaining < 1) throw new ParseError(`truncated: ${what}`, this.offset);
-    return this.bytes[this.offset++]!;
-  }
-
-  take(length: number, what: string): Uint8Array {
-    if (this.remaining < length) throw new ParseError(`truncated: ${what}`, this.offset);
-    const out = this.bytes.subarray(this.offset, this.offset + length);
-    this.offset += length;
-    return out;
-  }
-
-  /** compact-u16 (`short_vec`): at most 3 bytes, minimal, ≤ 0xffff. */
-  compactU16(what: string): number {
-    let value = 0;
-    for (let i = 0; i < 3; i++) {
-      const at = this.offset;
-      const byte = this.u8(what);
-      value |= (byte & 0x7f) << (7 * i);
-      if ((byte & 0x80) === 0) {
-        if (i > 0 && byte === 0) throw new ParseError(`non-minimal compact-u16: ${what}`, at);
-        if (i === 2 && byte > 0x03) throw new ParseError(`compact-u16 overflow: ${what}`, at);
-        return value;
-      }
-    }
-    throw new ParseError(`compact-u16 longer than 3 bytes: ${what}`, this.offset - 1);
-  }
-}
-
 class ParseError extends Error {
   constructor(
     message: string,
@@ -186,47 +174,131 @@ class ParseError extends Error {
   }
 }
 
-function readMessage(reader: Reader): SolanaMessage {
-  const prefix = reader.bytes[reader.offset];
-  let version: 'legacy' | 0 = 'legacy';
-  if (prefix !== undefined && (prefix & 0x80) !== 0) {
-    const at = reader.offset;
-    const v = reader.u8('version') & 0x7f;
-    if (v !== 0) throw new ParseError(`unsupported message version ${v}`, at);
-    version = 0;
+/** What kit's codecs throw on malformed bytes becomes a ParseError at `at`. */
+function withKit<T>(what: string, at: number, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ParseError || error instanceof TypeError) throw error;
+    // Only the code and the codec's name: a kit error's context can hold the input bytes.
+    const detail = isSolanaError(error)
+      ? `${String((error.context as { codecDescription?: unknown }).codecDescription ?? 'codec')} error #${error.context.__code}`
+      : reasonOf(error);
+    throw new ParseError(`malformed ${what} (${detail})`, at);
   }
-  const header: SolanaMessageHeader = {
-    numRequiredSignatures: reader.u8('header'),
-    numReadonlySignedAccounts: reader.u8('header'),
-    numReadonlyUnsignedAccounts: reader.u8('header'),
-  };
-  const keyCount = reader.compactU16('account key count');
-  const staticAccountKeys: Uint8Array[] = [];
-  for (let i = 0; i < keyCount; i++) staticAccountKeys.push(reader.take(KEY_BYTES, 'account key'));
-  const recentBlockhash = reader.take(KEY_BYTES, 'recent blockhash');
-  const instructionCount = reader.compactU16('instruction count');
-  const instructions: SolanaCompiledInstruction[] = [];
-  for (let i = 0; i < instructionCount; i++) {
-    const programIdIndex = reader.u8('program id index');
-    const accountCount = reader.compactU16('instruction account count');
-    const accountIndexes = [...reader.take(accountCount, 'instruction accounts')];
-    const dataLength = reader.compactU16('instruction data length');
-    const data = reader.take(dataLength, 'instruction data');
-    instructions.push({ programIdIndex, accountIndexes, data });
-  }
-  const addressTableLookups: SolanaAddressTableLookup[] = [];
-  if (version === 0) {
-    const lookupCount = reader.compactU16('address table lookup count');
-    for (let i = 0; i < lookupCount; i++) {
-      const accountKey = reader.take(KEY_BYTES, 'address table key');
-      const writable = reader.compactU16('writable index count');
-      const writableIndexes = [...reader.take(writable, 'writable indexes')];
-      const readonly = reader.compactU16('readonly index count');
-      const readonlyIndexes = [...reader.take(readonly, 'readonly indexes')];
-      addressTableLookups.push({ accountKey, writableIndexes, readonlyIndexes });
+}
+
+// The wire layout, composed from kit's codecs. Not `getCompiledTransactionMessageDecoder`
+// itself: it decodes every address to base58 before anything can be bounded (a hostile message
+// with thousands of keys or lookup tables costs seconds of CPU; sanitize allows at most 256
+// accounts), accepts a non-minimal compact-u16 and reads a count missing at the end of the
+// bytes as zero, all of which the runtime refuses. So the same structure is built here with
+// keys as 32-byte fields, a strict compact-u16 and required counts; keys get their base58
+// names (kit's address decoder) only after sanitize. See the README.
+
+const shortU16 = { decoder: getShortU16Decoder(), encoder: getShortU16Encoder() };
+
+/** compact-u16 (`short_vec`) as the runtime reads it: kit's shortU16, and minimal. */
+const compactU16Decoder: VariableSizeDecoder<number> = createDecoder({
+  maxSize: 3,
+  read(bytes, offset) {
+    const [value, end] = shortU16.decoder.read(bytes, offset);
+    if (end - offset !== shortU16.encoder.getSizeFromValue(value)) {
+      throw new ParseError('non-minimal compact-u16', offset);
     }
+    return [value, end];
+  },
+});
+const shortVec = <T>(item: Decoder<T>) =>
+  getArrayDecoder(item, { size: compactU16Decoder, requireSizePrefix: true });
+const u8 = getU8Decoder();
+const key = fixDecoderSize(getBytesDecoder(), KEY_BYTES);
+const wire = {
+  signatures: shortVec(fixDecoderSize(getBytesDecoder(), SIGNATURE_BYTES)),
+  signaturesEncoder: getArrayEncoder(fixEncoderSize(getBytesEncoder(), SIGNATURE_BYTES), {
+    size: shortU16.encoder,
+  }),
+  version: getTransactionVersionDecoder(),
+  legacyMessage: getStructDecoder([
+    [
+      'header',
+      getStructDecoder([
+        ['numRequiredSignatures', u8],
+        ['numReadonlySignedAccounts', u8],
+        ['numReadonlyUnsignedAccounts', u8],
+      ]),
+    ],
+    ['staticAccountKeys', shortVec(key)],
+    ['recentBlockhash', key],
+    [
+      'instructions',
+      shortVec(
+        getStructDecoder([
+          ['programIdIndex', u8],
+          ['accountIndexes', shortVec(u8)],
+          ['data', addDecoderSizePrefix(getBytesDecoder(), compactU16Decoder)],
+        ]),
+      ),
+    ],
+  ]),
+  addressTableLookups: shortVec(
+    getStructDecoder([
+      ['accountKey', key],
+      ['writableIndexes', shortVec(u8)],
+      ['readonlyIndexes', shortVec(u8)],
+    ]),
+  ),
+};
+const addressDecoder = getAddressDecoder();
+const blockhashDecoder = getBase58Decoder();
+
+function readMessage(bytes: Uint8Array, start: number): { message: SolanaMessage; end: number } {
+  const [version, body] = withKit('message version', start, () => wire.version.read(bytes, start));
+  if (version !== 'legacy' && version !== 0) {
+    throw new ParseError(`unsupported message version ${version}`, start);
   }
-  return { version, header, staticAccountKeys, recentBlockhash, instructions, addressTableLookups };
+  const [legacy, afterLegacy] = withKit('message', body, () =>
+    wire.legacyMessage.read(bytes, body),
+  );
+  const [lookups, end] =
+    version === 0
+      ? withKit('address table lookups', afterLegacy, () =>
+          wire.addressTableLookups.read(bytes, afterLegacy),
+        )
+      : [[], afterLegacy];
+  const copy = (b: ReadonlyUint8Array) => Uint8Array.from(b);
+  const message: SolanaMessage = {
+    version,
+    header: legacy.header,
+    staticAccountKeys: legacy.staticAccountKeys.map(copy),
+    recentBlockhash: copy(legacy.recentBlockhash),
+    instructions: legacy.instructions.map((instruction) => ({
+      programIdIndex: instruction.programIdIndex,
+      accountIndexes: instruction.accountIndexes,
+      data: copy(instruction.data),
+    })),
+    addressTableLookups: lookups.map((lookup) => ({
+      accountKey: copy(lookup.accountKey),
+      writableIndexes: lookup.writableIndexes,
+      readonlyIndexes: lookup.readonlyIndexes,
+    })),
+  };
+  return { message, end };
+}
+
+/** The base58 names of the keys, for the view (after sanitize has bounded their number). */
+interface Names {
+  readonly keys: readonly string[];
+  readonly tables: readonly string[];
+  readonly blockhash: string;
+}
+
+function namesOf(message: SolanaMessage): Names {
+  return {
+    keys: message.staticAccountKeys.map((k) => addressDecoder.decode(k)),
+    tables: message.addressTableLookups.map((lookup) => addressDecoder.decode(lookup.accountKey)),
+    blockhash: blockhashDecoder.decode(message.recentBlockhash),
+  };
 }
 
 /** The checks of `Message::sanitize` / `v0::Message::sanitize`. */
@@ -266,27 +338,24 @@ function sanitize(message: SolanaMessage): void {
 }
 
 function tryTransaction(bytes: Uint8Array): ParsedSolanaTransaction {
-  const reader = new Reader(bytes);
-  const count = reader.compactU16('signature count');
-  const signatures: Uint8Array[] = [];
-  for (let i = 0; i < count; i++) signatures.push(reader.take(SIGNATURE_BYTES, 'signature'));
-  const start = reader.offset;
-  const message = readMessage(reader);
-  if (reader.remaining > 0) throw new ParseError('trailing bytes after the message', reader.offset);
+  const [signatures, start] = withKit('signature slots', 0, () => wire.signatures.read(bytes, 0));
+  const { message, end } = readMessage(bytes, start);
+  if (end < bytes.length) throw new ParseError('trailing bytes after the message', end);
   sanitize(message);
+  const count = signatures.length;
   if (count !== message.header.numRequiredSignatures) {
     throw new ParseError(
       `${count} signature slots for ${message.header.numRequiredSignatures} required signatures`,
       0,
     );
   }
-  return parsed(message, bytes.subarray(start), signatures, 'transaction');
+  const slots = signatures.map((s) => Uint8Array.from(s));
+  return parsed(message, bytes.subarray(start), slots, 'transaction');
 }
 
 function tryMessage(bytes: Uint8Array): ParsedSolanaTransaction {
-  const reader = new Reader(bytes);
-  const message = readMessage(reader);
-  if (reader.remaining > 0) throw new ParseError('trailing bytes after the message', reader.offset);
+  const { message, end } = readMessage(bytes, 0);
+  if (end < bytes.length) throw new ParseError('trailing bytes after the message', end);
   sanitize(message);
   const slots = Array.from(
     { length: message.header.numRequiredSignatures },
@@ -298,12 +367,12 @@ function tryMessage(bytes: Uint8Array): ParsedSolanaTransaction {
 function parsed(
   message: SolanaMessage,
   messageBytes: Uint8Array,
-  signatures: Uint8Array[],
+  signatures: readonly Uint8Array[],
   form: 'transaction' | 'message',
 ): ParsedSolanaTransaction {
   return {
     chain: 'solana',
-    view: viewOf(message),
+    view: viewOf(message, namesOf(message)),
     message,
     messageBytes: Uint8Array.from(messageBytes),
     signatures: signatures.map((s) => Uint8Array.from(s)),
@@ -365,7 +434,10 @@ export async function signSolanaTransaction(
   }
   const signatures = parsed.signatures.map((s) => Uint8Array.from(s));
   for (const slot of slots) signatures[slot] = signature;
-  return concatBytes(compactU16(signatures.length), ...signatures, parsed.messageBytes);
+  return concatBytes(
+    Uint8Array.from(wire.signaturesEncoder.encode(signatures)),
+    parsed.messageBytes,
+  );
 }
 
 /**
@@ -377,17 +449,7 @@ export function compactU16(value: number): Uint8Array {
   if (!Number.isInteger(value) || value < 0 || value > 0xffff) {
     throw new RangeError('compact-u16 value out of range');
   }
-  const out: number[] = [];
-  let rest = value;
-  for (;;) {
-    const low = rest & 0x7f;
-    rest >>= 7;
-    if (rest === 0) {
-      out.push(low);
-      return Uint8Array.from(out);
-    }
-    out.push(low | 0x80);
-  }
+  return Uint8Array.from(shortU16.encoder.encode(value));
 }
 
 interface ResolvedAccount {
@@ -397,20 +459,20 @@ interface ResolvedAccount {
   lookup?: { table: number; key: string; index: number };
 }
 
-function resolveAccounts(message: SolanaMessage): ResolvedAccount[] {
+function resolveAccounts(message: SolanaMessage, names: Names): ResolvedAccount[] {
   const { header, staticAccountKeys, addressTableLookups } = message;
   const staticCount = staticAccountKeys.length;
-  const accounts: ResolvedAccount[] = staticAccountKeys.map((key, i) => {
+  const accounts: ResolvedAccount[] = staticAccountKeys.map((_key, i) => {
     const signer = i < header.numRequiredSignatures;
     const writable = signer
       ? i < header.numRequiredSignatures - header.numReadonlySignedAccounts
       : i < staticCount - header.numReadonlyUnsignedAccounts;
-    return { key: base58.encode(key), signer, writable };
+    return { key: names.keys[i]!, signer, writable };
   });
   // Loaded addresses: every table's writable entries, then every table's read-only entries.
   for (const writable of [true, false]) {
     addressTableLookups.forEach((lookup, table) => {
-      const key = base58.encode(lookup.accountKey);
+      const key = names.tables[table]!;
       for (const index of writable ? lookup.writableIndexes : lookup.readonlyIndexes) {
         accounts.push({ signer: false, writable, lookup: { table, key, index } });
       }
@@ -425,10 +487,10 @@ function u64le(bytes: Uint8Array, offset: number): bigint {
   return value;
 }
 
-function viewOf(message: SolanaMessage): SolanaTransactionView {
-  const accounts = resolveAccounts(message);
-  const lookups: SolanaAddressTableLookupView[] = message.addressTableLookups.map((lookup) => ({
-    address_table_key: base58.encode(lookup.accountKey),
+function viewOf(message: SolanaMessage, names: Names): SolanaTransactionView {
+  const accounts = resolveAccounts(message, names);
+  const lookups: SolanaAddressTableLookupView[] = message.addressTableLookups.map((lookup, i) => ({
+    address_table_key: names.tables[i]!,
     writable_indexes: lookup.writableIndexes.map(BigInt),
     readonly_indexes: lookup.readonlyIndexes.map(BigInt),
   }));
@@ -486,7 +548,7 @@ function viewOf(message: SolanaMessage): SolanaTransactionView {
       address_table_lookups: lookupsUsedBy(used, lookups),
     };
   });
-  const keys = message.staticAccountKeys.map((k) => base58.encode(k));
+  const keys = [...names.keys];
   return {
     version: message.version === 0 ? 'v0' : 'legacy',
     account_keys: keys,
@@ -495,7 +557,7 @@ function viewOf(message: SolanaMessage): SolanaTransactionView {
     instructions,
     transfers,
     spl_transfers: splTransfers,
-    recent_blockhash: base58.encode(message.recentBlockhash),
+    recent_blockhash: names.blockhash,
     address_table_lookups: lookups,
   };
 }

@@ -10,18 +10,50 @@
  * - `Transaction { raw raw_data = 1; repeated bytes signature = 2; }`: the output is
  *   `0a len raw_data 12 41 signature` (field 1 and field 2, length-delimited).
  *
- * The raw data is read as protobuf (java-tron `core/Tron.proto`, `core/contract/*.proto`): the
- * wire format must be well formed, known fields must have their declared wire type, and there
- * must be at least one contract. The contracts policies read most are decoded (transfers, TRC-10
- * transfers, smart-contract calls, staking and delegation); others keep their `type` and
- * parameter bytes. Addresses are base58check (`T…`).
+ * The raw data is decoded with @bufbuild/protobuf from Tron's published messages
+ * (tronprotocol/protocol `core/Tron.proto`, `core/contract/*.proto`, trimmed to what is read
+ * here in `packages/keys/proto`, generated into `tron-proto/`). Before decoding, one pass checks
+ * the wire: well formed, known fields with their declared wire type, no groups, lengths and
+ * varints in range; and there must be at least one contract. The contracts policies read most
+ * are decoded (transfers, TRC-10 transfers, smart-contract calls, staking and delegation);
+ * others keep their `type` and parameter bytes. Addresses are base58check (`T…`).
  * @module
  */
+import {
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  fromBinary,
+  type MessageShape,
+  ScalarType,
+} from '@bufbuild/protobuf';
+import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
+import { KeyholdError } from '@keyhold/protocol';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, concatBytes } from '@noble/hashes/utils.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { base58check } from '../address-bitcoin.js';
 import { compactSignature, type DigestSigner, signRecoverable } from './secp256k1-signature.js';
-import { failedToParse } from './transaction-input.js';
+import { failedToParse, reasonOf } from './transaction-input.js';
+import { AccountPermissionUpdateContractSchema } from './tron-proto/core/contract/account_contract_pb.js';
+import { TransferAssetContractSchema } from './tron-proto/core/contract/asset_issue_contract_pb.js';
+import {
+  DelegateResourceContractSchema,
+  FreezeBalanceV2ContractSchema,
+  TransferContractSchema,
+  UnDelegateResourceContractSchema,
+  UnfreezeBalanceV2ContractSchema,
+} from './tron-proto/core/contract/balance_contract_pb.js';
+import { type ResourceCode, ResourceCodeSchema } from './tron-proto/core/contract/common_pb.js';
+import { TriggerSmartContractSchema } from './tron-proto/core/contract/smart_contract_pb.js';
+import {
+  Transaction_Contract_ContractType as ContractType,
+  type Permission,
+  Permission_PermissionTypeSchema,
+  type Transaction_Contract,
+  Transaction_Contract_ContractTypeSchema,
+  Transaction_rawSchema,
+  TransactionSchema,
+} from './tron-proto/core/Tron_pb.js';
 
 /** A Tron permission (AccountPermissionUpdateContract). */
 export interface TronPermissionView {
@@ -85,305 +117,238 @@ export interface ParsedTronTransaction {
   readonly txId: Uint8Array;
 }
 
-/** java-tron `Transaction.Contract.ContractType`. */
-const CONTRACT_TYPES: Readonly<Record<number, string>> = {
-  0: 'AccountCreateContract',
-  1: 'TransferContract',
-  2: 'TransferAssetContract',
-  3: 'VoteAssetContract',
-  4: 'VoteWitnessContract',
-  5: 'WitnessCreateContract',
-  6: 'AssetIssueContract',
-  8: 'WitnessUpdateContract',
-  9: 'ParticipateAssetIssueContract',
-  10: 'AccountUpdateContract',
-  11: 'FreezeBalanceContract',
-  12: 'UnfreezeBalanceContract',
-  13: 'WithdrawBalanceContract',
-  14: 'UnfreezeAssetContract',
-  15: 'UpdateAssetContract',
-  16: 'ProposalCreateContract',
-  17: 'ProposalApproveContract',
-  18: 'ProposalDeleteContract',
-  19: 'SetAccountIdContract',
-  20: 'CustomContract',
-  30: 'CreateSmartContract',
-  31: 'TriggerSmartContract',
-  32: 'GetContract',
-  33: 'UpdateSettingContract',
-  41: 'ExchangeCreateContract',
-  42: 'ExchangeInjectContract',
-  43: 'ExchangeWithdrawContract',
-  44: 'ExchangeTransactionContract',
-  45: 'UpdateEnergyLimitContract',
-  46: 'AccountPermissionUpdateContract',
-  48: 'ClearABIContract',
-  49: 'UpdateBrokerageContract',
-  51: 'ShieldedTransferContract',
-  52: 'MarketSellAssetContract',
-  53: 'MarketCancelOrderContract',
-  54: 'FreezeBalanceV2Contract',
-  55: 'UnfreezeBalanceV2Contract',
-  56: 'WithdrawExpireUnfreezeContract',
-  57: 'DelegateResourceContract',
-  58: 'UnDelegateResourceContract',
-  59: 'CancelAllUnfreezeV2Contract',
-};
-
-const RESOURCES: Readonly<Record<number, string>> = {
-  0: 'BANDWIDTH',
-  1: 'ENERGY',
-  2: 'TRON_POWER',
-};
-const PERMISSION_TYPES: Readonly<Record<number, string>> = {
-  0: 'Owner',
-  1: 'Witness',
-  2: 'Active',
-};
-
 // ---------------------------------------------------------------------------------------------
-// Protobuf wire format
-
-const VARINT = 0;
-const I64 = 1;
-const LEN = 2;
-const I32 = 5;
-
-interface Field {
-  readonly number: number;
-  readonly wireType: number;
-  /** VARINT value (unsigned, up to 64 bits). */
-  readonly varint?: bigint;
-  /** LEN / I64 / I32 payload. */
-  readonly bytes?: Uint8Array;
-}
+// The wire check. @bufbuild/protobuf decodes a well-formed message by its schema, but reads a
+// known field by its declared type whatever the wire type says, reads a length as uint32 (a
+// 2^32+3 length is read as 3), ignores bits past 64 in a varint and skips unknown groups. Those
+// are exactly the malformed inputs a hostile caller sends, so one pass over the wire first
+// refuses them (the same rules as the hand-written reader before), with each message's own
+// schema, nested messages included. It also says which fields were on the wire: proto3 cannot
+// tell an absent field from a zero one, and the policy view shows fields that were sent.
 
 class ProtoError extends Error {}
 
-function readVarint(bytes: Uint8Array, at: { offset: number }): bigint {
-  let value = 0n;
-  for (let i = 0; i < 10; i++) {
-    if (at.offset >= bytes.length) throw new ProtoError('truncated varint');
-    const byte = bytes[at.offset++]!;
-    value |= BigInt(byte & 0x7f) << BigInt(7 * i);
-    if ((byte & 0x80) === 0) {
-      if (value >= 1n << 64n) throw new ProtoError('varint longer than 64 bits');
-      return value;
-    }
-  }
-  throw new ProtoError('varint longer than 10 bytes');
+/** The wire types a field of `field`'s declared type may have. */
+function wireTypesOf(field: DescField): readonly WireType[] {
+  const scalar = field.fieldKind === 'list' ? field.listKind : field.fieldKind;
+  if (scalar === 'message' || scalar === 'map') return [WireType.LengthDelimited];
+  if (scalar === 'enum') return [WireType.Varint];
+  const type = field.scalar!;
+  if (type === ScalarType.STRING || type === ScalarType.BYTES) return [WireType.LengthDelimited];
+  const single =
+    type === ScalarType.DOUBLE || type === ScalarType.FIXED64 || type === ScalarType.SFIXED64
+      ? WireType.Bit64
+      : type === ScalarType.FLOAT || type === ScalarType.FIXED32 || type === ScalarType.SFIXED32
+        ? WireType.Bit32
+        : WireType.Varint;
+  // A repeated number may also come packed.
+  return field.fieldKind === 'list' ? [single, WireType.LengthDelimited] : [single];
 }
 
-/** Every field of one message, in order; throws ProtoError on malformed input. */
-function readFields(bytes: Uint8Array): Field[] {
-  const fields: Field[] = [];
-  const at = { offset: 0 };
-  while (at.offset < bytes.length) {
-    const tag = readVarint(bytes, at);
-    const number = Number(tag >> 3n);
-    const wireType = Number(tag & 7n);
-    if (number === 0 || tag >> 3n > 0x1fffffffn) throw new ProtoError('invalid field number');
+/** A varint of at most 64 bits (10 bytes, the last one 0 or 1). */
+function readVarint(reader: BinaryReader, bytes: Uint8Array): bigint {
+  const start = reader.pos;
+  const value = BigInt(reader.uint64());
+  if (reader.pos - start === 10 && bytes[reader.pos - 1]! > 1) {
+    throw new ProtoError('varint longer than 64 bits');
+  }
+  return value;
+}
+
+/**
+ * Checks that `bytes` is well-formed protobuf whose known fields (those of `schema`) have their
+ * declared wire type, recursing into known message fields; unknown fields are allowed (forward
+ * compatibility) but groups are not. Returns the numbers of the fields present. Throws ProtoError.
+ */
+function checkWireFormat(schema: DescMessage | undefined, bytes: Uint8Array): Set<number> {
+  const present = new Set<number>();
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [number, wireType] = reader.tag();
+    const field = schema?.fields.find((f) => f.number === number);
+    if (field !== undefined && !wireTypesOf(field).includes(wireType)) {
+      throw new ProtoError(`field ${number} has wire type ${wireType}`);
+    }
+    present.add(number);
     switch (wireType) {
-      case VARINT:
-        fields.push({ number, wireType, varint: readVarint(bytes, at) });
+      case WireType.Varint:
+        readVarint(reader, bytes);
         break;
-      case LEN: {
-        const length = readVarint(bytes, at);
-        if (length > BigInt(bytes.length - at.offset)) throw new ProtoError('truncated field');
-        const end = at.offset + Number(length);
-        fields.push({ number, wireType, bytes: bytes.subarray(at.offset, end) });
-        at.offset = end;
+      case WireType.LengthDelimited: {
+        const length = readVarint(reader, bytes);
+        if (length > BigInt(reader.len - reader.pos)) throw new ProtoError('truncated field');
+        const body = bytes.subarray(reader.pos, reader.pos + Number(length));
+        reader.pos += body.length;
+        const nested = field?.fieldKind === 'list' ? field.listKind : field?.fieldKind;
+        if (nested === 'message') checkWireFormat(field!.message!, body);
         break;
       }
-      case I64:
-      case I32: {
-        const size = wireType === I64 ? 8 : 4;
-        if (at.offset + size > bytes.length) throw new ProtoError('truncated field');
-        fields.push({ number, wireType, bytes: bytes.subarray(at.offset, at.offset + size) });
-        at.offset += size;
+      case WireType.Bit64:
+      case WireType.Bit32: {
+        const size = wireType === WireType.Bit64 ? 8 : 4;
+        if (reader.pos + size > reader.len) throw new ProtoError('truncated field');
+        reader.pos += size;
         break;
       }
       default:
         throw new ProtoError(`unsupported wire type ${wireType}`);
     }
   }
-  return fields;
+  return present;
 }
 
-type Kind = 'varint' | 'bytes';
-
-/**
- * Reads a message whose known fields are declared in `schema` (field number → kind); a known
- * field with another wire type is malformed, unknown fields are ignored (forward compatibility).
- * Returns the last value of each singular field and all values of each field.
- */
-function readMessage(bytes: Uint8Array, schema: Readonly<Record<number, Kind>>) {
-  const fields = readFields(bytes);
-  for (const field of fields) {
-    const kind = schema[field.number];
-    if (kind === undefined) continue;
-    const expected = kind === 'varint' ? VARINT : LEN;
-    if (field.wireType !== expected) {
-      throw new ProtoError(`field ${field.number} has wire type ${field.wireType}`);
-    }
+/** Checks `bytes` against `schema`, then decodes it with @bufbuild/protobuf. */
+function decode<Desc extends DescMessage>(schema: Desc, bytes: Uint8Array) {
+  const present = checkWireFormat(schema, bytes);
+  let message: MessageShape<Desc>;
+  try {
+    message = fromBinary(schema, bytes, { readUnknownFields: false });
+  } catch (error) {
+    // After the wire check, only a `string` field that is not UTF-8 is left to refuse here.
+    throw new ProtoError(error instanceof Error ? error.message : String(error));
   }
-  const last = (n: number) => fields.filter((f) => f.number === n).at(-1);
-  return {
-    varint: (n: number) => last(n)?.varint,
-    bytes: (n: number) => last(n)?.bytes,
-    all: (n: number) => fields.filter((f) => f.number === n).map((f) => f.bytes!),
-  };
+  return { message, present };
 }
-
-const int64 = (value: bigint | undefined): bigint | undefined =>
-  value === undefined ? undefined : BigInt.asIntN(64, value);
 
 // ---------------------------------------------------------------------------------------------
 
-function address(bytes: Uint8Array | undefined): string | undefined {
-  if (bytes === undefined || bytes.length === 0) return undefined;
+/** The name of an enum value as the published `.proto` spells it, else its number. */
+function enumName(schema: DescEnum, value: number): string {
+  return schema.value[value]?.name ?? String(value);
+}
+
+function address(bytes: Uint8Array): string | undefined {
+  if (bytes.length === 0) return undefined;
   // Tron addresses are 21 bytes (0x41 ‖ 20); anything else is shown as hex.
   return bytes.length === 21 ? base58check.encode(bytes) : bytesToHex(bytes);
 }
 
-function utf8(bytes: Uint8Array | undefined): string | undefined {
-  return bytes === undefined ? undefined : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+function utf8(bytes: Uint8Array): string {
+  return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
 }
 
 function compact<T extends Record<string, unknown>>(object: T): T {
   return Object.fromEntries(Object.entries(object).filter(([, v]) => v !== undefined)) as T;
 }
 
-function permission(bytes: Uint8Array): TronPermissionView {
-  // Permission { type=1; id=2; permission_name=3; threshold=4; parent_id=5; operations=6; keys=7 }
-  const m = readMessage(bytes, {
-    1: 'varint',
-    2: 'varint',
-    3: 'bytes',
-    4: 'varint',
-    5: 'varint',
-    6: 'bytes',
-    7: 'bytes',
-  });
+function permission(p: Permission): TronPermissionView {
   return {
-    type: PERMISSION_TYPES[Number(m.varint(1) ?? 0n)] ?? String(m.varint(1) ?? 0n),
-    id: int64(m.varint(2)) ?? 0n,
-    permission_name: utf8(m.bytes(3)) ?? '',
-    threshold: int64(m.varint(4)) ?? 0n,
-    parent_id: int64(m.varint(5)) ?? 0n,
-    operations: bytesToHex(m.bytes(6) ?? new Uint8Array()),
-    keys: m.all(7).map((key) => {
-      // Key { address=1; weight=2 }
-      const k = readMessage(key, { 1: 'bytes', 2: 'varint' });
-      return { address: address(k.bytes(1)) ?? '', weight: int64(k.varint(2)) ?? 0n };
-    }),
+    type: enumName(Permission_PermissionTypeSchema, p.type),
+    id: BigInt(p.id),
+    permission_name: p.permissionName,
+    threshold: p.threshold,
+    parent_id: BigInt(p.parentId),
+    operations: bytesToHex(p.operations),
+    keys: p.keys.map((key) => ({ address: address(key.address) ?? '', weight: key.weight })),
   };
 }
 
 /** Decodes the parameter of the contract types policies read. */
-function parameterFields(type: string, value: Uint8Array): Partial<TronContractView> {
-  const resource = (n: bigint | undefined) => RESOURCES[Number(n ?? 0n)] ?? String(n);
+function parameterFields(type: ContractType, value: Uint8Array): Partial<TronContractView> {
+  const resource = (code: ResourceCode) => enumName(ResourceCodeSchema, code);
   switch (type) {
-    case 'TransferContract': {
-      const m = readMessage(value, { 1: 'bytes', 2: 'bytes', 3: 'varint' });
+    case ContractType.TransferContract: {
+      const { message: m } = decode(TransferContractSchema, value);
       return compact({
-        owner_address: address(m.bytes(1)),
-        to_address: address(m.bytes(2)),
-        amount: int64(m.varint(3)) ?? 0n,
+        owner_address: address(m.ownerAddress),
+        to_address: address(m.toAddress),
+        amount: m.amount,
       });
     }
-    case 'TransferAssetContract': {
-      const m = readMessage(value, { 1: 'bytes', 2: 'bytes', 3: 'bytes', 4: 'varint' });
+    case ContractType.TransferAssetContract: {
+      const { message: m, present } = decode(TransferAssetContractSchema, value);
       return compact({
-        asset_name: utf8(m.bytes(1)),
-        owner_address: address(m.bytes(2)),
-        to_address: address(m.bytes(3)),
-        amount: int64(m.varint(4)) ?? 0n,
+        asset_name: present.has(1) ? utf8(m.assetName) : undefined,
+        owner_address: address(m.ownerAddress),
+        to_address: address(m.toAddress),
+        amount: m.amount,
       });
     }
-    case 'TriggerSmartContract': {
-      const m = readMessage(value, {
-        1: 'bytes',
-        2: 'bytes',
-        3: 'varint',
-        4: 'bytes',
-        5: 'varint',
-        6: 'varint',
-      });
+    case ContractType.TriggerSmartContract: {
+      const { message: m } = decode(TriggerSmartContractSchema, value);
       return compact({
-        owner_address: address(m.bytes(1)),
-        contract_address: address(m.bytes(2)),
-        call_value: int64(m.varint(3)) ?? 0n,
-        data: bytesToHex(m.bytes(4) ?? new Uint8Array()),
-        call_token_value: int64(m.varint(5)) ?? 0n,
-        token_id: int64(m.varint(6)) ?? 0n,
+        owner_address: address(m.ownerAddress),
+        contract_address: address(m.contractAddress),
+        call_value: m.callValue,
+        data: bytesToHex(m.data),
+        call_token_value: m.callTokenValue,
+        token_id: m.tokenId,
       });
     }
-    case 'FreezeBalanceV2Contract':
-    case 'UnfreezeBalanceV2Contract': {
-      const m = readMessage(value, { 1: 'bytes', 2: 'varint', 3: 'varint' });
-      const amount = int64(m.varint(2)) ?? 0n;
+    case ContractType.FreezeBalanceV2Contract: {
+      const { message: m } = decode(FreezeBalanceV2ContractSchema, value);
       return compact({
-        owner_address: address(m.bytes(1)),
-        ...(type === 'FreezeBalanceV2Contract'
-          ? { frozen_balance: amount }
-          : { unfreeze_balance: amount }),
-        resource: resource(m.varint(3)),
+        owner_address: address(m.ownerAddress),
+        frozen_balance: m.frozenBalance,
+        resource: resource(m.resource),
       });
     }
-    case 'DelegateResourceContract':
-    case 'UnDelegateResourceContract': {
-      const m = readMessage(value, {
-        1: 'bytes',
-        2: 'varint',
-        3: 'varint',
-        4: 'bytes',
-        5: 'varint',
-        6: 'varint',
-      });
+    case ContractType.UnfreezeBalanceV2Contract: {
+      const { message: m } = decode(UnfreezeBalanceV2ContractSchema, value);
       return compact({
-        owner_address: address(m.bytes(1)),
-        resource: resource(m.varint(2)),
-        balance: int64(m.varint(3)) ?? 0n,
-        receiver_address: address(m.bytes(4)),
-        ...(type === 'DelegateResourceContract'
-          ? { lock: (m.varint(5) ?? 0n) !== 0n, lock_period: int64(m.varint(6)) ?? 0n }
-          : {}),
+        owner_address: address(m.ownerAddress),
+        unfreeze_balance: m.unfreezeBalance,
+        resource: resource(m.resource),
       });
     }
-    case 'AccountPermissionUpdateContract': {
-      // { owner_address=1; owner=2; witness=3; actives=4 }
-      const m = readMessage(value, { 1: 'bytes', 2: 'bytes', 3: 'bytes', 4: 'bytes' });
-      const owner = m.bytes(2);
-      const witness = m.bytes(3);
+    case ContractType.DelegateResourceContract: {
+      const { message: m } = decode(DelegateResourceContractSchema, value);
       return compact({
-        owner_address: address(m.bytes(1)),
-        owner: owner ? permission(owner) : undefined,
-        witness: witness ? permission(witness) : undefined,
-        actives: m.all(4).map(permission),
+        owner_address: address(m.ownerAddress),
+        resource: resource(m.resource),
+        balance: m.balance,
+        receiver_address: address(m.receiverAddress),
+        lock: m.lock,
+        lock_period: m.lockPeriod,
+      });
+    }
+    case ContractType.UnDelegateResourceContract: {
+      const { message: m } = decode(UnDelegateResourceContractSchema, value);
+      return compact({
+        owner_address: address(m.ownerAddress),
+        resource: resource(m.resource),
+        balance: m.balance,
+        receiver_address: address(m.receiverAddress),
+      });
+    }
+    case ContractType.AccountPermissionUpdateContract: {
+      const { message: m } = decode(AccountPermissionUpdateContractSchema, value);
+      return compact({
+        owner_address: address(m.ownerAddress),
+        owner: m.owner ? permission(m.owner) : undefined,
+        witness: m.witness ? permission(m.witness) : undefined,
+        actives: m.actives.map(permission),
       });
     }
     default: {
-      // Every contract parameter starts with `bytes owner_address = 1`.
-      const m = readMessage(value, { 1: 'bytes' });
-      return compact({ owner_address: address(m.bytes(1)) });
+      // Every contract parameter starts with `bytes owner_address = 1`; the others are not
+      // among the messages kept here, so only that field is read (and the wire checked).
+      checkWireFormat(undefined, value);
+      return compact({ owner_address: address(ownerAddressOf(value)) });
     }
   }
 }
 
-function contractOf(bytes: Uint8Array): TronContractView {
-  // Contract { ContractType type=1; google.protobuf.Any parameter=2; bytes provider=3;
-  //            bytes ContractName=4; int32 Permission_id=5 }
-  const m = readMessage(bytes, { 1: 'varint', 2: 'bytes', 3: 'bytes', 4: 'bytes', 5: 'varint' });
-  const code = Number(m.varint(1) ?? 0n);
-  const type = CONTRACT_TYPES[code] ?? `ContractType(${code})`;
-  // Any { string type_url=1; bytes value=2 }
-  const any = readMessage(m.bytes(2) ?? new Uint8Array(), { 1: 'bytes', 2: 'bytes' });
-  const value = any.bytes(2) ?? new Uint8Array();
+/** The last `bytes owner_address = 1` of a well-formed parameter (checked by the caller). */
+function ownerAddressOf(value: Uint8Array): Uint8Array {
+  const reader = new BinaryReader(value);
+  let owner: Uint8Array = new Uint8Array();
+  while (reader.pos < reader.len) {
+    const [number, wireType] = reader.tag();
+    if (number === 1 && wireType === WireType.LengthDelimited) owner = reader.bytes();
+    else if (number === 1) throw new ProtoError(`field 1 has wire type ${wireType}`);
+    else reader.skip(wireType, number);
+  }
+  return owner;
+}
+
+function contractOf(contract: Transaction_Contract): TronContractView {
+  const value = contract.parameter?.value ?? new Uint8Array();
+  const type = contract.type;
   return {
-    type,
-    permission_id: BigInt.asIntN(32, m.varint(5) ?? 0n),
-    type_url: utf8(any.bytes(1)) ?? '',
+    type: Transaction_Contract_ContractTypeSchema.value[type]?.name ?? `ContractType(${type})`,
+    permission_id: BigInt(contract.PermissionId),
+    type_url: contract.parameter?.typeUrl ?? '',
     parameter_hex: bytesToHex(value),
     ...parameterFields(type, value),
   };
@@ -397,37 +362,28 @@ function contractOf(bytes: Uint8Array): TronContractView {
 export function parseTronTransaction(rawData: Uint8Array): ParsedTronTransaction {
   let view: TronTransactionView;
   try {
-    // raw { ref_block_bytes=1; ref_block_num=3; ref_block_hash=4; expiration=8; auths=9;
-    //       data=10; contract=11; scripts=12; timestamp=14; fee_limit=18 }
-    const m = readMessage(rawData, {
-      1: 'bytes',
-      3: 'varint',
-      4: 'bytes',
-      8: 'varint',
-      9: 'bytes',
-      10: 'bytes',
-      11: 'bytes',
-      12: 'bytes',
-      14: 'varint',
-      18: 'varint',
-    });
-    const contracts = m.all(11);
-    if (contracts.length === 0) throw new ProtoError('raw_data has no contract');
-    const memo = m.bytes(10);
+    const { message: raw, present } = decode(Transaction_rawSchema, rawData);
+    if (raw.contract.length === 0) throw new ProtoError('raw_data has no contract');
+    // The optional fields of the view are those that were on the wire (proto3 reads an absent
+    // field as zero).
+    const sent = <T>(field: DescField, value: T) => (present.has(field.number) ? value : undefined);
+    const fields = Transaction_rawSchema.field;
     view = compact({
       tx_id: bytesToHex(sha256(rawData)),
-      ref_block_bytes: bytesToHex(m.bytes(1) ?? new Uint8Array()),
-      ref_block_num: int64(m.varint(3)),
-      ref_block_hash: bytesToHex(m.bytes(4) ?? new Uint8Array()),
-      expiration: int64(m.varint(8)) ?? 0n,
-      timestamp: int64(m.varint(14)),
-      data: memo ? bytesToHex(memo) : undefined,
-      fee_limit: int64(m.varint(18)),
-      contract: contracts.map(contractOf),
+      ref_block_bytes: bytesToHex(raw.refBlockBytes),
+      ref_block_num: sent(fields.refBlockNum, raw.refBlockNum),
+      ref_block_hash: bytesToHex(raw.refBlockHash),
+      expiration: raw.expiration,
+      timestamp: sent(fields.timestamp, raw.timestamp),
+      data: sent(fields.data, bytesToHex(raw.data)),
+      fee_limit: sent(fields.feeLimit, raw.feeLimit),
+      contract: raw.contract.map(contractOf),
     });
   } catch (error) {
-    if (error instanceof ProtoError) failedToParse(`not a Tron raw_data: ${error.message}`);
-    throw error;
+    // ProtoError, and the RangeError / Error @bufbuild/protobuf's reader throws on a truncated
+    // or illegal tag, are all "not protobuf"; a KeyholdError passes through.
+    if (error instanceof KeyholdError || error instanceof TypeError) throw error;
+    failedToParse(`not a Tron raw_data: ${reasonOf(error)}`);
   }
   return { chain: 'tron', view, rawData: Uint8Array.from(rawData), txId: sha256(rawData) };
 }
@@ -447,22 +403,13 @@ export async function signTronTransaction(
   const sig65 = new Uint8Array(65);
   sig65.set(compactSignature(signature));
   sig65[64] = 27 + signature.recovery;
-  return concatBytes(
-    Uint8Array.of(0x0a),
-    varint(parsed.rawData.length),
-    parsed.rawData,
-    Uint8Array.of(0x12, 65),
-    sig65,
-  );
-}
-
-function varint(value: number): Uint8Array {
-  const out: number[] = [];
-  let rest = value;
-  while (rest >= 0x80) {
-    out.push((rest & 0x7f) | 0x80);
-    rest = Math.floor(rest / 128);
-  }
-  out.push(rest);
-  return Uint8Array.from(out);
+  // The raw_data bytes are written as given, not re-encoded from the decoded message: a
+  // re-encoding could drop unknown fields or reorder them, and the txID signed is their SHA-256.
+  const fields = TransactionSchema.field;
+  return new BinaryWriter()
+    .tag(fields.rawData.number, WireType.LengthDelimited)
+    .bytes(parsed.rawData)
+    .tag(fields.signature.number, WireType.LengthDelimited)
+    .bytes(sig65)
+    .finish();
 }

@@ -34,6 +34,9 @@ import {
   authenticatorParamsV1,
   authenticatorParamsV2,
   hashFunction,
+  oauthProviderParamsV1,
+  oauthProviderParamsV2,
+  oidcToken,
   payload,
   payloadEncoding,
   policyParamsV3,
@@ -320,10 +323,10 @@ const createSubOrganizationV3 = () =>
  */
 const allowedOrigin = () =>
   withError(str({ minLength: 1, maxLength: 512 }), 'INVALID_ALLOWED_ORIGIN');
-const createSubOrganizationV7 = () =>
+const createSubOrganizationV7 = <U>(rootUser: Schema<U>) =>
   obj(
     {
-      ...subOrganizationMembers(rootUserParams.v7),
+      ...subOrganizationMembers(rootUser),
       ...subOrganizationWalletMembers(),
       ...subOrganizationOtpMembers(),
     },
@@ -340,7 +343,7 @@ export const INTENT_SCHEMAS = {
   ACTIVITY_TYPE_CREATE_USERS: obj({ users: nonEmpty(userParams.v1) }, ['users']),
   ACTIVITY_TYPE_CREATE_USERS_V2: obj({ users: nonEmpty(userParams.v2) }, ['users']),
   ACTIVITY_TYPE_CREATE_USERS_V3: obj({ users: nonEmpty(userParams.v3) }, ['users']),
-  ACTIVITY_TYPE_CREATE_USERS_V4: obj({ users: nonEmpty(userParams.v3) }, ['users']),
+  ACTIVITY_TYPE_CREATE_USERS_V4: obj({ users: nonEmpty(userParams.v4) }, ['users']),
   ACTIVITY_TYPE_CREATE_API_ONLY_USERS: obj({ apiOnlyUsers: nonEmpty(apiOnlyUserParams) }, [
     'apiOnlyUsers',
   ]),
@@ -405,8 +408,8 @@ export const INTENT_SCHEMAS = {
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V4: createSubOrganizationV4To6(rootUserParams.v2),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V5: createSubOrganizationV4To6(rootUserParams.v5),
   ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V6: createSubOrganizationV4To6(rootUserParams.v6),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: createSubOrganizationV7(),
-  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: createSubOrganizationV7(),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V7: createSubOrganizationV7(rootUserParams.v7),
+  ACTIVITY_TYPE_CREATE_SUB_ORGANIZATION_V8: createSubOrganizationV7(rootUserParams.v8),
   ACTIVITY_TYPE_DELETE_SUB_ORGANIZATION: obj({ deleteWithoutExport: bool() }),
   ACTIVITY_TYPE_CREATE_WALLET: obj(
     {
@@ -744,6 +747,38 @@ export const INTENT_SCHEMAS = {
     ['invitationId', 'userId', 'authenticator'],
   ),
   ACTIVITY_TYPE_DELETE_INVITATION: obj({ invitationId: uuid() }, ['invitationId']),
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS: obj(
+    { userId: uuid(), oauthProviders: nonEmpty(oauthProviderParamsV1, 10) },
+    ['userId', 'oauthProviders'],
+  ),
+  ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2: obj(
+    { userId: uuid(), oauthProviders: nonEmpty(oauthProviderParamsV2, 10) },
+    ['userId', 'oauthProviders'],
+  ),
+  ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS: obj(
+    { userId: uuid(), providerIds: nonEmpty(withError(uuid(), 'OAUTH_PROVIDER_NOT_FOUND')) },
+    ['userId', 'providerIds'],
+  ),
+  ACTIVITY_TYPE_OAUTH_LOGIN: obj(
+    {
+      oidcToken: oidcToken(),
+      publicKey: sessionPublicKey(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+      sessionProfileId: str({ maxLength: 256 }),
+    },
+    ['oidcToken', 'publicKey'],
+  ),
+  ACTIVITY_TYPE_OAUTH: obj(
+    {
+      oidcToken: oidcToken(),
+      targetPublicKey: targetPublicKey(),
+      apiKeyName: name(),
+      expirationSeconds: sessionExpirationSeconds(),
+      invalidateExisting: bool(),
+    },
+    ['oidcToken', 'targetPublicKey'],
+  ),
 
   ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',

@@ -64,6 +64,7 @@ export const QUERY_SCHEMAS = {
   get_api_key: q({ apiKeyId: uuid() }, ['apiKeyId']),
   get_authenticators: q({ userId: uuid() }, ['userId']),
   get_authenticator: q({ authenticatorId: uuid() }, ['authenticatorId']),
+  get_oauth_providers: q({ userId: uuid() }),
   list_wallets: q({}),
   get_wallet: q({ walletId: uuid() }, ['walletId']),
   list_wallet_accounts: q({ walletId: uuid(), includeWalletDetails: bool(), paginationOptions }),

@@ -16,7 +16,6 @@ import {
 import {
   arr,
   bool,
-  emptyArr,
   enumOf,
   type Infer,
   int64,
@@ -162,6 +161,55 @@ export type AuthenticatorParams =
   | Infer<typeof authenticatorParamsV1>
   | Infer<typeof authenticatorParamsV2>;
 
+/**
+ * An OIDC id_token as a client sends it: a compact JWT (three base64url parts). Whether it
+ * verifies, and against which issuer, is the handler's; 8 KiB bounds any real id_token.
+ */
+export const oidcToken = () =>
+  withError(
+    str({
+      minLength: 5,
+      maxLength: 8192,
+      pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$',
+    }),
+    'INVALID_OIDC_TOKEN',
+    'INVALID_OIDC_TOKEN',
+  );
+
+/** `v1OidcClaims`: an OAuth provider named by its claims rather than by a token. */
+const oidcClaims = obj(
+  {
+    iss: str({ minLength: 1, maxLength: 2048 }),
+    sub: str({ minLength: 1, maxLength: 1024 }),
+    aud: str({ minLength: 1, maxLength: 1024 }),
+  },
+  ['iss', 'sub', 'aud'],
+);
+
+/** `v1OauthProviderParams` (V1): a name and an id_token of the user. */
+export const oauthProviderParamsV1 = obj({ providerName: name(), oidcToken: oidcToken() }, [
+  'providerName',
+  'oidcToken',
+]);
+
+/** `v1OauthProviderParamsV2`: a name and either an id_token or the claims it would carry. */
+export const oauthProviderParamsV2 = obj(
+  { providerName: name(), oidcToken: oidcToken(), oidcClaims },
+  ['providerName'],
+);
+
+/**
+ * An OAuth provider to register, of either version, as a handler sees it.
+ * @example
+ * const params: OauthProviderParams = { providerName: 'Google', oidcToken: 'eyJ…' };
+ */
+export type OauthProviderParams =
+  | Infer<typeof oauthProviderParamsV1>
+  | Infer<typeof oauthProviderParamsV2>;
+
+/** At most 10 per user, as authenticators; the handler counts what the user holds. */
+export const oauthProviders = <K>(params: Schema<K>) => arr(params, { maxItems: 10 });
+
 /** At most 10 per user (the spec's hard limit); the handler counts what the user holds. */
 const authenticators = <K>(params: Schema<K>) => arr(params, { maxItems: 10 });
 
@@ -178,8 +226,8 @@ const userMembers = <K, A>(apiKey: Schema<K>, authenticator: Schema<A>) => ({
 });
 
 /**
- * Users of CREATE_USERS V1 (with accessType and V1 authenticators) … V4, by version. OAuth
- * providers must be empty until they are supported.
+ * Users of CREATE_USERS V1 (with accessType and V1 authenticators) … V4, by version: V3 adds
+ * OAuth providers by id_token, V4 by id_token or claims.
  */
 export const userParams = {
   v1: obj(
@@ -190,12 +238,21 @@ export const userParams = {
     ['userName'],
   ),
   v2: obj(userMembers(apiKeyParamsV1, authenticatorParamsV2), ['userName']),
-  /** V3 and V4: V2 API keys, a phone number, OAuth providers. */
+  /** V3: V2 API keys, a phone number, OAuth providers. */
   v3: obj(
     {
       ...userMembers(apiKeyParamsV2, authenticatorParamsV2),
       userPhoneNumber: str({ maxLength: 32 }),
-      oauthProviders: emptyArr(),
+      oauthProviders: oauthProviders(oauthProviderParamsV1),
+    },
+    ['userName'],
+  ),
+  /** V4: as V3, providers by id_token or claims. */
+  v4: obj(
+    {
+      ...userMembers(apiKeyParamsV2, authenticatorParamsV2),
+      userPhoneNumber: str({ maxLength: 32 }),
+      oauthProviders: oauthProviders(oauthProviderParamsV2),
     },
     ['userName'],
   ),
@@ -290,9 +347,6 @@ export const updatePolicyParams = {
   v2: obj({ ...updatePolicyMembers(), time: policyExpression() }, ['policyId']),
 } as const;
 
-/** Credentials Keyhold cannot store yet: accepted only as empty arrays, refused with a message. */
-const unsupportedCredentials = () => withError(emptyArr(), 'UNSUPPORTED_CREDENTIAL');
-
 /** The members every RootUser version shares, in wire order. */
 const rootUserMembers = <K>(apiKey: Schema<K>) => ({
   userName: name(),
@@ -303,23 +357,32 @@ const rootUserMembers = <K>(apiKey: Schema<K>) => ({
 
 /**
  * RootUser of CREATE_SUB_ORGANIZATION, by intent version: V2, V3 and V4 take V1 API keys and
- * V2 authenticators; V5 adds oauthProviders; V6 API keys with curveType; V7 and V8 add
- * userPhoneNumber. OAuth providers must be empty until they are supported.
+ * V2 authenticators; V5 adds oauthProviders (by id_token); V6 API keys with curveType; V7 adds
+ * userPhoneNumber; V8 takes providers by id_token or claims.
  */
 export const rootUserParams = {
   /** V2, V3 and V4. */
   v2: obj(rootUserMembers(apiKeyParamsV1), ['userName']),
-  v5: obj({ ...rootUserMembers(apiKeyParamsV1), oauthProviders: unsupportedCredentials() }, [
-    'userName',
-  ]),
-  v6: obj({ ...rootUserMembers(apiKeyParamsV2), oauthProviders: unsupportedCredentials() }, [
-    'userName',
-  ]),
-  /** V7 and V8. */
+  v5: obj(
+    { ...rootUserMembers(apiKeyParamsV1), oauthProviders: oauthProviders(oauthProviderParamsV1) },
+    ['userName'],
+  ),
+  v6: obj(
+    { ...rootUserMembers(apiKeyParamsV2), oauthProviders: oauthProviders(oauthProviderParamsV1) },
+    ['userName'],
+  ),
   v7: obj(
     {
       ...rootUserMembers(apiKeyParamsV2),
-      oauthProviders: unsupportedCredentials(),
+      oauthProviders: oauthProviders(oauthProviderParamsV1),
+      userPhoneNumber: str({ maxLength: 32 }),
+    },
+    ['userName'],
+  ),
+  v8: obj(
+    {
+      ...rootUserMembers(apiKeyParamsV2),
+      oauthProviders: oauthProviders(oauthProviderParamsV2),
       userPhoneNumber: str({ maxLength: 32 }),
     },
     ['userName'],
