@@ -95,6 +95,12 @@ class State {
   auditHeads = new MemoryTable(STORE_TABLES.auditHeads, this.next);
   invitations = new MemoryTable(STORE_TABLES.invitations, this.next);
   oauth2Credentials = new MemoryTable(STORE_TABLES.oauth2Credentials, this.next);
+  smartContractInterfaces = new MemoryTable(STORE_TABLES.smartContractInterfaces, this.next);
+  smartContractInterfaceByAddress = this.smartContractInterfaces.finder([
+    'organizationId',
+    'type',
+    'addressKey',
+  ]);
   payments = new MemoryTable(STORE_TABLES.payments, this.next);
   paymentByAuthorization = this.payments.finder(['authorizationKey']);
   paymentsByStatus = this.payments.lister(['status']);
@@ -300,6 +306,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
         for (const p of await tx.oauthProviders.list(org)) {
           await tx.oauthProviders.delete(org, p.providerId);
+        }
+        for (const c of await tx.smartContractInterfaces.list(org)) {
+          await tx.smartContractInterfaces.delete(org, c.smartContractInterfaceId);
         }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
@@ -561,6 +570,13 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     },
     invitations: s.invitations.over(j),
     oauth2Credentials: s.oauth2Credentials.over(j),
+    smartContractInterfaces: {
+      ...s.smartContractInterfaces.over(j),
+      async findByAddress(org, type, addressKey) {
+        const r = s.smartContractInterfaceByAddress(org, type, addressKey);
+        return r && clone(r);
+      },
+    },
     payments: {
       ...s.payments.over(j),
       async findByAuthorization(authorizationKey) {

@@ -49,6 +49,7 @@ describe('loadMigrations', () => {
       [13, 'oauth2_credentials'],
       [14, 'payments'],
       [15, 'audit_log'],
+      [17, 'smart_contract_interfaces'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

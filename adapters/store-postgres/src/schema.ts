@@ -40,6 +40,7 @@ const TABLE_VERSIONS = {
   oauth2_credentials: 13,
   payments: 14,
   oauth_providers: 12,
+  smart_contract_interfaces: 17,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

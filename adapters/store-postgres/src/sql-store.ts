@@ -44,6 +44,8 @@ import {
   type PolicyEvaluationRepository,
   type PrivateKeyRecord,
   type PrivateKeyRepository,
+  type SmartContractInterfaceRecord,
+  type SmartContractInterfaceRepository,
   type Store,
   type StoreTransaction,
   type WalletAccountRecord,
@@ -135,6 +137,12 @@ class AuditLogRepositoryOver implements AuditLogRepository {
 }
 const invitations = new SqlTable(STORE_TABLES.invitations);
 const oauth2Credentials = new SqlTable(STORE_TABLES.oauth2Credentials);
+const smartContractInterfaces = new SqlTable(STORE_TABLES.smartContractInterfaces);
+const smartContractInterfaceByAddress = smartContractInterfaces.finder([
+  'organizationId',
+  'type',
+  'addressKey',
+]);
 const payments = new SqlTable(STORE_TABLES.payments);
 const paymentByAuthorization = payments.finder(['authorizationKey']);
 const paymentsByStatus = payments.lister(['status']);
@@ -301,6 +309,7 @@ class OrganizationRepositoryOver
       'invitations',
       'oauth2_credentials',
       'oauth_providers',
+      'smart_contract_interfaces',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -573,6 +582,24 @@ class NamedRepositoryOver<R> extends SqlRepository<R> implements NamedRecordRepo
   }
 }
 
+/** Smart-contract interfaces, found by address key. */
+class SmartContractInterfaceRepositoryOver
+  extends SqlRepository<SmartContractInterfaceRecord>
+  implements SmartContractInterfaceRepository
+{
+  constructor(db: SqlClient) {
+    super(smartContractInterfaces, db);
+  }
+
+  findByAddress(
+    org: string,
+    type: string,
+    addressKey: string,
+  ): Promise<SmartContractInterfaceRecord | undefined> {
+    return smartContractInterfaceByAddress(this.db, org, type, addressKey);
+  }
+}
+
 /** Policy evaluations, listed per activity. */
 class PolicyEvaluationRepositoryOver
   extends SqlRepository<PolicyEvaluationRecord>
@@ -646,6 +673,7 @@ function transactionOver(
     auditLog: new AuditLogRepositoryOver(db),
     invitations: new SqlRepository(invitations, db),
     oauth2Credentials: new SqlRepository(oauth2Credentials, db),
+    smartContractInterfaces: new SmartContractInterfaceRepositoryOver(db),
     payments: new PaymentRepositoryOver(db),
     oauthProviders: new OauthProviderRepositoryOver(db),
   };

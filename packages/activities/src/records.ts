@@ -455,3 +455,24 @@ export interface OauthProviderRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * A smart-contract interface of the organization (CREATE_SMART_CONTRACT_INTERFACE): an Ethereum
+ * ABI or a Solana (Anchor) IDL, as the JSON text uploaded, for one contract address or program
+ * id. `addressKey` is how SIGN_TRANSACTION finds it: an Ethereum address in lower case (they
+ * are case-insensitive), a Solana program id as given (base58 is case-sensitive). One
+ * interface per address and type in an organization.
+ */
+export interface SmartContractInterfaceRecord {
+  organizationId: string;
+  smartContractInterfaceId: string;
+  /** `SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM` or `SMART_CONTRACT_INTERFACE_TYPE_SOLANA`. */
+  type: string;
+  smartContractAddress: string;
+  addressKey: string;
+  smartContractInterface: string;
+  label: string;
+  notes: string;
+  createdAt: number;
+  updatedAt: number;
+}

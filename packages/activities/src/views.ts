@@ -13,6 +13,7 @@ import {
   type Policy,
   type PolicyEvaluation,
   type PrivateKey,
+  type SmartContractInterface,
   type Tag,
   type TagType,
   timestampOf,
@@ -32,6 +33,7 @@ import type {
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
+  SmartContractInterfaceRecord,
   TagRecord,
   UserRecord,
   VoteRecord,
@@ -290,6 +292,23 @@ export function oauth2CredentialView(record: Oauth2CredentialRecord): Oauth2Cred
     organizationId: record.organizationId,
     provider: record.provider,
     clientId: record.clientId,
+    createdAt: timestampOf(record.createdAt),
+    updatedAt: timestampOf(record.updatedAt),
+  };
+}
+
+/** `externaldatav1SmartContractInterface` (see `SmartContractInterface`). */
+export function smartContractInterfaceView(
+  record: SmartContractInterfaceRecord,
+): SmartContractInterface {
+  return {
+    organizationId: record.organizationId,
+    smartContractInterfaceId: record.smartContractInterfaceId,
+    smartContractAddress: record.smartContractAddress,
+    smartContractInterface: record.smartContractInterface,
+    type: record.type,
+    label: record.label,
+    notes: record.notes,
     createdAt: timestampOf(record.createdAt),
     updatedAt: timestampOf(record.updatedAt),
   };

@@ -35,6 +35,34 @@ export {
   sealSecret,
 } from './bundles/index.js';
 export {
+  type ContractInterfaceType,
+  checkContractInterface,
+  contractAddressKey,
+} from './contract-interfaces/contract-interface.js';
+export {
+  ABI_MAX_ARRAY_DIMENSIONS,
+  ABI_MAX_COMPONENTS,
+  ABI_MAX_FIXED_ARRAY_LENGTH,
+  ABI_MAX_ITEMS,
+  ABI_MAX_TUPLE_DEPTH,
+  CONTRACT_INTERFACE_MAX_BYTES,
+  ContractInterfaceError,
+  decodeEthereumCall,
+  type EthereumAbi,
+  type EthereumCallView,
+  MAX_DECODED_VALUES,
+  parseEthereumAbi,
+} from './contract-interfaces/ethereum-abi.js';
+export {
+  type DecodeBudget,
+  decodeSolanaInstruction,
+  IDL_MAX_ENTRIES,
+  IDL_MAX_TYPE_DEPTH,
+  parseSolanaIdl,
+  type SolanaIdl,
+  type SolanaParsedInstructionView,
+} from './contract-interfaces/solana-idl.js';
+export {
   CRYPTO_JOB_SECRETS,
   type CryptoJobInput,
   type CryptoJobName,

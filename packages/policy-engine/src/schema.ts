@@ -102,6 +102,8 @@ const SOLANA_PARSED_INSTRUCTION_DATA = struct('SolanaParsedInstructionData', {
   instruction_name: STRING,
   discriminator: STRING,
   named_account: mapOf(STRING),
+  // The smart-contract-interfaces page spells it `named_accounts`; both are filled.
+  named_accounts: mapOf(STRING),
   program_call_args: ANY,
 });
 const SOLANA_INSTRUCTION = struct('Instruction', {

@@ -15,7 +15,8 @@ export type ActivityResource =
   | 'POLICY'
   | 'WEBHOOK_ENDPOINT'
   | 'AUTH'
-  | 'OTP';
+  | 'OTP'
+  | 'SMART_CONTRACT_INTERFACE';
 export type ActivityAction =
   | 'CREATE'
   | 'UPDATE'
@@ -172,6 +173,10 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('DELETE_OAUTH_PROVIDERS', [1], 'USER', 'DELETE'),
   ...define('OAUTH_LOGIN', [1], 'AUTH', 'CREATE'),
   ...define('OAUTH', [1], 'AUTH', 'CREATE'),
+  // Ethereum ABIs and Solana IDLs that let policies read decoded calls (wire-compat §5 names
+  // the resource SMART_CONTRACT_INTERFACE).
+  ...define('CREATE_SMART_CONTRACT_INTERFACE', [1], 'SMART_CONTRACT_INTERFACE', 'CREATE'),
+  ...define('DELETE_SMART_CONTRACT_INTERFACE', [1], 'SMART_CONTRACT_INTERFACE', 'DELETE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),

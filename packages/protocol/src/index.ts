@@ -89,7 +89,13 @@ export type {
   TypesOfKind,
   VoteKind,
 } from './schemas/intent-types.js';
-export { INTENT_SCHEMAS, OAUTH2_PROVIDERS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
+export {
+  INTENT_SCHEMAS,
+  OAUTH2_PROVIDERS,
+  SMART_CONTRACT_INTERFACE_MAX_LENGTH,
+  SMART_CONTRACT_INTERFACE_TYPES,
+  WEBHOOK_EVENT_TYPES,
+} from './schemas/intents.js';
 export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export type { Infer, JsonSchema, Schema } from './schemas/schema-builders.js';
 export type {
@@ -123,6 +129,7 @@ export {
   type ResultOf,
   type ResultOfKind,
   type SignatureResult,
+  type SmartContractInterface,
   type Tag,
   type TagType,
   type Timestamp,

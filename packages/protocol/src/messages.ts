@@ -347,6 +347,30 @@ const CATALOGUE = {
     'no token endpoint configured for this OAuth 2.0 provider',
   ),
 
+  // Smart-contract interfaces (CREATE/DELETE_SMART_CONTRACT_INTERFACE): Ethereum ABIs and
+  // Solana (Anchor) IDLs that let policies read decoded calls.
+  INVALID_SMART_CONTRACT_INTERFACE_TYPE: e(
+    INVALID_ARGUMENT,
+    'invalid smart contract interface type: must be SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM or SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+  ),
+  INVALID_SMART_CONTRACT_ADDRESS: e(
+    INVALID_ARGUMENT,
+    'invalid smart contract address: an Ethereum address (0x and 40 hex digits) or a Solana program id (base58, 32 bytes)',
+  ),
+  INVALID_SMART_CONTRACT_INTERFACE: e(
+    INVALID_ARGUMENT,
+    'invalid smart contract interface: an Ethereum ABI or a Solana Anchor IDL as JSON, at most 400 KiB',
+  ),
+  SMART_CONTRACT_INTERFACE_NOT_FOUND: e(NOT_FOUND, 'smart contract interface not found'),
+  SMART_CONTRACT_INTERFACE_EXISTS: e(
+    INVALID_ARGUMENT,
+    'a smart contract interface for this address already exists: delete it first to replace it',
+  ),
+  TOO_MANY_SMART_CONTRACT_INTERFACES: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'organization has exceeded maximum smart contract interfaces',
+  ),
+
   // Server
   INTERNAL: e(INTERNAL, 'internal server error'),
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'service unavailable'),

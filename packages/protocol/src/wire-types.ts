@@ -267,6 +267,28 @@ export interface Oauth2Credential {
   updatedAt: Timestamp;
 }
 
+/**
+ * `externaldatav1SmartContractInterface` as get_smart_contract_interface and
+ * list_smart_contract_interfaces show it: the ABI or IDL as the JSON text uploaded.
+ * @example
+ * const sci: SmartContractInterface = {
+ *   organizationId: '…', smartContractInterfaceId: '…', smartContractAddress: '0xc02a…',
+ *   smartContractInterface: '[{"type":"function",…}]', type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+ *   label: 'WETH', notes: '', createdAt: { seconds: '1748876837', nanos: '0' }, updatedAt: { … },
+ * };
+ */
+export interface SmartContractInterface {
+  organizationId: string;
+  smartContractInterfaceId: string;
+  smartContractAddress: string;
+  smartContractInterface: string;
+  type: string;
+  label: string;
+  notes: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 /** `v1WebhookEndpointData`: a webhook endpoint as results and list_webhook_endpoints show it. */
 export interface WebhookEndpoint {
   endpointId: string;
@@ -400,6 +422,8 @@ export interface ActivityResults {
   ACTIVITY_TYPE_DELETE_OAUTH_PROVIDERS: { providerIds: string[] };
   ACTIVITY_TYPE_OAUTH_LOGIN: { session: string };
   ACTIVITY_TYPE_OAUTH: { userId: string; apiKeyId: string; credentialBundle: string };
+  ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
+  ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
 }
 
 /**

@@ -53,8 +53,8 @@ describe('the HTTP surface', () => {
 
   it('answers known but unserved endpoints with 501', async () => {
     const submit = await post(
-      '/public/v1/submit/create_smart_contract_interface',
-      envelope('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', {}),
+      '/public/v1/submit/upsert_gas_usage_config',
+      envelope('ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG', {}),
     );
     expect(submit.status).toBe(501);
     expectStatus(submit.json, 12, 'activity type not supported');

@@ -69,11 +69,6 @@ function keywordsOf(roots: Readonly<Record<string, Type>>): Keyword[] {
  */
 const EXCLUDED: Readonly<Record<string, string>> = {
   tempo: 'SIGN_TRANSACTION refuses TRANSACTION_TYPE_TEMPO (no Tempo transaction is served)',
-  'eth.tx.function_name': 'needs an uploaded ABI (smart contract interfaces are not served)',
-  'eth.tx.function_signature': 'needs an uploaded ABI (smart contract interfaces are not served)',
-  'eth.tx.contract_call_args': 'needs an uploaded ABI (smart contract interfaces are not served)',
-  'solana.tx.instructions[].parsed_instruction_data':
-    'needs an uploaded IDL (smart contract interfaces are not served)',
   'bitcoin.tx.outputs[].address':
     'a PSBT does not say its network, so an output script has no one address',
 };
@@ -461,6 +456,46 @@ describe('every condition keyword is filled by the activities that carry it', ()
     const targetPublicKey = bytesToHex(p256.getPublicKey(p256.utils.randomSecretKey(), false));
     const signTransaction = (signWith: string, type: string, unsignedTransaction: string) =>
       root.submit('ACTIVITY_TYPE_SIGN_TRANSACTION_V2', { signWith, type, unsignedTransaction });
+    // The ABI of CONTRACT, so that calls to it are decoded (eth.tx.function_name …).
+    await root.run('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', {
+      smartContractAddress: CONTRACT,
+      smartContractInterface: JSON.stringify([
+        {
+          type: 'function',
+          name: 'transfer',
+          inputs: [
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+          ],
+        },
+      ]),
+      type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+      label: 'token',
+    });
+    // An IDL of the Token Program's TransferChecked, so its instructions are decoded.
+    await root.run('ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE', {
+      smartContractAddress: TOKEN_PROGRAM,
+      smartContractInterface: JSON.stringify({
+        instructions: [
+          {
+            name: 'transferChecked',
+            discriminator: [12],
+            accounts: [
+              { name: 'source', writable: true },
+              { name: 'mint' },
+              { name: 'destination', writable: true },
+              { name: 'authority', signer: true },
+            ],
+            args: [
+              { name: 'amount', type: 'u64' },
+              { name: 'decimals', type: 'u8' },
+            ],
+          },
+        ],
+      }),
+      type: 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+      label: 'token program',
+    });
 
     scenarios = {
       'EIP-712 raw payload, by wallet account address': () =>
@@ -508,6 +543,21 @@ describe('every condition keyword is filled by the activities that carry it', ()
             blobVersionedHashes: [`0x01${'11'.repeat(31)}`],
           }).slice(2),
         ),
+      'Ethereum contract call, ABI uploaded': () =>
+        signTransaction(
+          eth,
+          'TRANSACTION_TYPE_ETHEREUM',
+          serializeTransaction({
+            type: 'eip1559',
+            chainId: 1,
+            nonce: 2,
+            gas: 60_000n,
+            maxFeePerGas: 30n,
+            maxPriorityFeePerGas: 2n,
+            to: CONTRACT,
+            data: `0xa9059cbb${RECIPIENT.slice(2).padStart(64, '0')}${5n.toString(16).padStart(64, '0')}`,
+          }).slice(2),
+        ),
       'Solana v0 transaction': () =>
         signTransaction(sol, 'TRANSACTION_TYPE_SOLANA', solanaTransaction(solanaPayer)),
       'Tron transaction': () =>
@@ -545,6 +595,7 @@ describe('every condition keyword is filled by the activities that carry it', ()
     const LEGACY = 'legacy Ethereum transaction';
     const BLOB = 'EIP-4844 Ethereum transaction';
     const SOL = 'Solana v0 transaction';
+    const CALL = 'Ethereum contract call, ABI uploaded';
     const TRX = 'Tron transaction';
     const BTC = 'Bitcoin PSBT';
     const p = (
@@ -619,6 +670,12 @@ describe('every condition keyword is filled by the activities that carry it', ()
       'eth.tx.max_priority_fee_per_gas': p(BLOB, 2n),
       'eth.tx.max_fee_per_blob_gas': p(BLOB, 5n),
       'eth.tx.type': p(BLOB, 'eip4844'),
+      'eth.tx.function_name': p(CALL, 'transfer'),
+      'eth.tx.function_signature': p(CALL, '0xa9059cbb'),
+      'eth.tx.contract_call_args': [
+        ...p(CALL, 5n, { access: "['value']" }),
+        ...p(CALL, RECIPIENT, { access: "['to']" }),
+      ],
       'eth.eip_712.primary_type': p(E712, 'Mail'),
       'eth.eip_712.domain.name': p(E712, 'Ether Mail'),
       'eth.eip_712.domain.version': p(E712, '1'),
@@ -640,6 +697,26 @@ describe('every condition keyword is filled by the activities that carry it', ()
       'solana.tx.instructions[].accounts[].signer': p(SOL, true),
       'solana.tx.instructions[].accounts[].writable': p(SOL, false, { at: [1, 1] }),
       'solana.tx.instructions[].instruction_data_hex': p(SOL, '0200000040420f0000000000'),
+      'solana.tx.instructions[].parsed_instruction_data.instruction_name': p(
+        SOL,
+        'transferChecked',
+        { at: [1] },
+      ),
+      'solana.tx.instructions[].parsed_instruction_data.discriminator': p(SOL, '0c', { at: [1] }),
+      'solana.tx.instructions[].parsed_instruction_data.named_account': p(
+        SOL,
+        base58.encode(SOLANA.mint),
+        { at: [1], access: "['mint']" },
+      ),
+      'solana.tx.instructions[].parsed_instruction_data.named_accounts': p(
+        SOL,
+        base58.encode(SOLANA.destination),
+        { at: [1], access: "['destination']" },
+      ),
+      'solana.tx.instructions[].parsed_instruction_data.program_call_args': [
+        ...p(SOL, 777n, { at: [1], access: "['amount']" }),
+        ...p(SOL, 6n, { at: [1], access: "['decimals']" }),
+      ],
       'solana.tx.instructions[].address_table_lookups[].address_table_key': p(SOL, table, {
         at: [2, 0],
       }),

@@ -29,6 +29,7 @@ export { PAYMENTS } from './tables/payments.js';
 export { POLICIES } from './tables/policies.js';
 export { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 export { PRIVATE_KEYS } from './tables/private-keys.js';
+export { SMART_CONTRACT_INTERFACES } from './tables/smart-contract-interfaces.js';
 export { PRIVATE_KEY_TAGS, USER_TAGS } from './tables/tags.js';
 export { USERS } from './tables/users.js';
 export { WALLET_ACCOUNTS } from './tables/wallet-accounts.js';

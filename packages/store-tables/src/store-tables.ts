@@ -18,6 +18,7 @@ import { PAYMENTS } from './tables/payments.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 import { PRIVATE_KEYS } from './tables/private-keys.js';
+import { SMART_CONTRACT_INTERFACES } from './tables/smart-contract-interfaces.js';
 import { PRIVATE_KEY_TAGS, USER_TAGS } from './tables/tags.js';
 import { USERS } from './tables/users.js';
 import { WALLET_ACCOUNTS } from './tables/wallet-accounts.js';
@@ -51,6 +52,7 @@ export const STORE_TABLES = {
   auditHeads: AUDIT_HEADS,
   invitations: INVITATIONS,
   oauth2Credentials: OAUTH2_CREDENTIALS,
+  smartContractInterfaces: SMART_CONTRACT_INTERFACES,
   payments: PAYMENTS,
   oauthProviders: OAUTH_PROVIDERS,
 } as const;

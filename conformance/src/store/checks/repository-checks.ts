@@ -547,6 +547,78 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     },
   );
 
+  check(
+    'smart contract interfaces: get, list by creation, find by address, conflicts, delete; gone with the organization',
+    async () => {
+      const org = organization({ parentOrganizationId: undefined });
+      const orgId = org.organizationId;
+      const sci = (createdAt: number, addressKey: string) => ({
+        organizationId: orgId,
+        smartContractInterfaceId: fresh('sci'),
+        type: 'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+        smartContractAddress: addressKey.toUpperCase(),
+        addressKey,
+        smartContractInterface: `[{"type":"function","name":"f${createdAt}","inputs":[]}]`,
+        label: `abi ${createdAt}`,
+        notes: '',
+        createdAt,
+        updatedAt: createdAt,
+      });
+      const s2 = sci(2, '0xbb');
+      const s1 = sci(1, '0xaa');
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.smartContractInterfaces.insert(s2);
+        await t.smartContractInterfaces.insert(s1);
+      });
+      expect(await tx((t) => t.smartContractInterfaces.list(orgId))).toEqual([s1, s2]);
+      expect(
+        await tx((t) => t.smartContractInterfaces.get(orgId, s2.smartContractInterfaceId)),
+      ).toEqual(s2);
+      expect(
+        await tx((t) =>
+          t.smartContractInterfaces.findByAddress(
+            orgId,
+            'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+            '0xaa',
+          ),
+        ),
+      ).toEqual(s1);
+      expect(
+        await tx((t) =>
+          t.smartContractInterfaces.findByAddress(
+            orgId,
+            'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+            '0xaa',
+          ),
+        ),
+      ).toBeUndefined();
+      expect(
+        await tx((t) =>
+          t.smartContractInterfaces.findByAddress(
+            orgId,
+            'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+            '0xAA',
+          ),
+        ),
+      ).toBeUndefined();
+      expect(await conflict(tx((t) => t.smartContractInterfaces.insert(s1)))).toBe(
+        'smart_contract_interface_pkey',
+      );
+      expect(
+        await conflict(tx((t) => t.smartContractInterfaces.insert({ ...sci(3, '0xaa') }))),
+      ).toBe('smart_contract_interface_address');
+      // Another type may use the same address key.
+      const solana = { ...sci(4, '0xaa'), type: 'SMART_CONTRACT_INTERFACE_TYPE_SOLANA' };
+      await tx((t) => t.smartContractInterfaces.insert(solana));
+      await tx((t) => t.smartContractInterfaces.delete(orgId, s2.smartContractInterfaceId));
+      await tx((t) => t.smartContractInterfaces.delete(orgId, fresh('missing')));
+      expect(await tx((t) => t.smartContractInterfaces.list(orgId))).toEqual([s1, solana]);
+      await tx((t) => t.organizations.delete(orgId));
+      expect(await tx((t) => t.smartContractInterfaces.list(orgId))).toEqual([]);
+    },
+  );
+
   check('wallet accounts: creation order, per-wallet listing, lookups, conflicts', async () => {
     const org = fresh('org');
     const [wa, wb] = [fresh('wallet'), fresh('wallet')];

@@ -2,7 +2,8 @@
  * The condition context of an activity (wire-compat §5): `activity {type, kind, resource,
  * action, params}` and, where the activity targets them, `wallet`, `wallets`,
  * `wallet_account` and `private_key`; the parsed transaction (`eth.tx`, `solana.tx`, `tron.tx`,
- * `bitcoin.tx`) of SIGN_TRANSACTION; `eth.eip_712` and `eth.eip_7702_authorization` of raw
+ * `bitcoin.tx`) of SIGN_TRANSACTION, with the decoded contract call in `eth.tx` when the
+ * organization uploaded the contract's ABI (`contract-calls.ts`); `eth.eip_712` and `eth.eip_7702_authorization` of raw
  * payloads in those encodings. What the request does not carry is left out, so a policy that
  * reads it gets a `missing` error (never a default value).
  *
@@ -26,6 +27,7 @@ import type { ActivityDefinition, Curve, TransactionType } from '@keyhold/protoc
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { ActivityScope } from '../activity-scope.js';
 import type { PrivateKeyRecord, WalletAccountRecord, WalletRecord } from '../records.js';
+import { decodedContractCall, withDecodedInstructions } from './contract-calls.js';
 
 type Parameters = Readonly<Record<string, unknown>>;
 
@@ -126,23 +128,40 @@ function ethereumAddressOf(curve: Curve, publicKey: string): string | undefined 
  * parsed view of the unsigned transaction. An undecodable one is refused by the handler, so a
  * parse failure here leaves the keyword out (policies reading it get a `missing` error).
  */
-function addTransaction(
+async function addTransaction(
   scope: ActivityScope,
   context: Record<string, unknown>,
   parameters: Parameters,
   from: string | undefined,
-): void {
+): Promise<void> {
+  let parsed: ReturnType<ActivityScope['transaction']>;
   try {
-    const parsed = scope.transaction(
+    parsed = scope.transaction(
       parameters.type as TransactionType,
       String(parameters.unsignedTransaction ?? ''),
     );
-    const view =
-      parsed.chain === 'ethereum' && from !== undefined ? { ...parsed.view, from } : parsed.view;
-    context[CHAIN_KEYWORD[parsed.chain]] = { tx: view };
   } catch {
-    // left out on purpose
+    return; // left out on purpose
   }
+  if (parsed.chain === 'solana') {
+    // Decoded instructions, for the programs whose IDL the organization uploaded.
+    context.solana = {
+      tx: await withDecodedInstructions(scope.tx, scope.organizationId, parsed.view),
+    };
+    return;
+  }
+  if (parsed.chain !== 'ethereum') {
+    context[CHAIN_KEYWORD[parsed.chain]] = { tx: parsed.view };
+    return;
+  }
+  // The decoded call, when the organization uploaded the ABI of the contract called.
+  const call = await decodedContractCall(
+    scope.tx,
+    scope.organizationId,
+    parsed.view.to,
+    parsed.view.data,
+  );
+  context.eth = { tx: { ...parsed.view, ...(from !== undefined ? { from } : {}), ...call } };
 }
 
 const PAYLOAD_KEYWORD = {
@@ -237,7 +256,7 @@ export async function conditionContextOf(
       addPayloads(context, parameters);
       break;
     case 'SIGN_TRANSACTION':
-      addTransaction(
+      await addTransaction(
         scope,
         context,
         parameters,

@@ -67,6 +67,10 @@ import {
 } from './sessions.js';
 import { signRawPayloadHandler, signRawPayloadsHandler } from './sign-raw-payload.js';
 import { signTransactionHandler } from './sign-transaction.js';
+import {
+  createSmartContractInterfaceHandler,
+  deleteSmartContractInterfaceHandler,
+} from './smart-contract-interfaces.js';
 import { createSubOrganizationHandler, deleteSubOrganizationHandler } from './sub-organizations.js';
 import {
   createPrivateKeyTagHandler,
@@ -180,6 +184,8 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   DELETE_OAUTH_PROVIDERS: deleteOauthProvidersHandler,
   OAUTH_LOGIN: oauthLoginHandler,
   OAUTH: oauthHandler,
+  CREATE_SMART_CONTRACT_INTERFACE: createSmartContractInterfaceHandler,
+  DELETE_SMART_CONTRACT_INTERFACE: deleteSmartContractInterfaceHandler,
 };
 
 /**

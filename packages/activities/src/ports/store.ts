@@ -25,6 +25,7 @@ import type {
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
+  SmartContractInterfaceRecord,
   TagRecord,
   UserRecord,
   WalletAccountRecord,
@@ -407,6 +408,26 @@ export interface OauthProviderRepository {
   delete(organizationId: string, providerId: string): Promise<void>;
 }
 
+/**
+ * Smart-contract interfaces (CREATE/DELETE_SMART_CONTRACT_INTERFACE), listed by `createdAt`;
+ * unique by `(organizationId, type, addressKey)` (the constraint `smart_contract_interface_address`).
+ */
+export interface SmartContractInterfaceRepository {
+  get(
+    organizationId: string,
+    smartContractInterfaceId: string,
+  ): Promise<SmartContractInterfaceRecord | undefined>;
+  list(organizationId: string): Promise<SmartContractInterfaceRecord[]>;
+  /** The interface of one contract address or program id (`addressKey`, exact). */
+  findByAddress(
+    organizationId: string,
+    type: string,
+    addressKey: string,
+  ): Promise<SmartContractInterfaceRecord | undefined>;
+  insert(record: SmartContractInterfaceRecord): Promise<void>;
+  delete(organizationId: string, smartContractInterfaceId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -435,6 +456,7 @@ export interface StoreTransaction {
   readonly auditLog: AuditLogRepository;
   readonly invitations: InvitationRepository;
   readonly oauth2Credentials: Oauth2CredentialRepository;
+  readonly smartContractInterfaces: SmartContractInterfaceRepository;
   readonly payments: PaymentRepository;
   readonly oauthProviders: OauthProviderRepository;
 }

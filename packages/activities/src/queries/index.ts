@@ -31,6 +31,10 @@ import {
   listUserTags,
 } from './policy-queries.js';
 import type { QueryHandler, QueryHandlerMap } from './query-handler.js';
+import {
+  getSmartContractInterface,
+  listSmartContractInterfaces,
+} from './smart-contract-interface-queries.js';
 import { listSubOrganizations, listVerifiedSubOrganizations } from './sub-organization-queries.js';
 import { listWebhookEndpoints } from './webhook-queries.js';
 
@@ -73,6 +77,8 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   list_webhook_endpoints: listWebhookEndpoints,
   get_oauth2_credential: getOauth2Credential,
   list_oauth2_credentials: listOauth2Credentials,
+  get_smart_contract_interface: getSmartContractInterface,
+  list_smart_contract_interfaces: listSmartContractInterfaces,
   list_suborgs: listSubOrganizations,
   list_verified_suborgs: listVerifiedSubOrganizations,
 };

@@ -117,6 +117,18 @@ const oauth2CredentialProperties = () => ({
   ),
 });
 
+/** `v1SmartContractInterfaceType`: an Ethereum ABI or a Solana IDL. */
+export const SMART_CONTRACT_INTERFACE_TYPES = [
+  'SMART_CONTRACT_INTERFACE_TYPE_ETHEREUM',
+  'SMART_CONTRACT_INTERFACE_TYPE_SOLANA',
+] as const;
+
+/**
+ * The most characters an uploaded ABI or IDL may have: the reference's 400 kB. The handler's
+ * precheck also bounds its UTF-8 bytes and what parsing it may cost.
+ */
+export const SMART_CONTRACT_INTERFACE_MAX_LENGTH = 409_600;
+
 /** The only webhook event type Keyhold emits (interface spec, Events). */
 export const WEBHOOK_EVENT_TYPES = ['ACTIVITY_UPDATES'] as const;
 
@@ -585,6 +597,33 @@ export const INTENT_SCHEMAS = {
     },
     ['oauth2CredentialId', 'authCode', 'redirectUri', 'codeVerifier', 'nonce'],
   ),
+
+  ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: obj(
+    {
+      // Whether it is an address of its type is the handler's precheck.
+      smartContractAddress: withError(
+        str({ minLength: 1, maxLength: 128 }),
+        'INVALID_SMART_CONTRACT_ADDRESS',
+        'INVALID_SMART_CONTRACT_ADDRESS',
+      ),
+      smartContractInterface: withError(
+        str({ minLength: 1, maxLength: SMART_CONTRACT_INTERFACE_MAX_LENGTH }),
+        'INVALID_SMART_CONTRACT_INTERFACE',
+        'INVALID_SMART_CONTRACT_INTERFACE',
+      ),
+      type: enumOf(
+        SMART_CONTRACT_INTERFACE_TYPES,
+        'INVALID_SMART_CONTRACT_INTERFACE_TYPE',
+        'INVALID_SMART_CONTRACT_INTERFACE_TYPE',
+      ),
+      label: str({ minLength: 1, maxLength: 256 }),
+      notes: str({ maxLength: 4096 }),
+    },
+    ['smartContractAddress', 'smartContractInterface', 'type', 'label'],
+  ),
+  ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE: obj({ smartContractInterfaceId: uuid() }, [
+    'smartContractInterfaceId',
+  ]),
 
   ACTIVITY_TYPE_INIT_OTP: obj(initOtpProperties, ['otpType', 'contact']),
   ACTIVITY_TYPE_INIT_OTP_V2: obj({ ...initOtpProperties, appName: str({ maxLength: 256 }) }, [

@@ -82,6 +82,10 @@ export const QUERY_SCHEMAS = {
   list_webhook_endpoints: q({}),
   get_oauth2_credential: q({ oauth2CredentialId: uuid() }, ['oauth2CredentialId']),
   list_oauth2_credentials: q({}),
+  get_smart_contract_interface: q({ smartContractInterfaceId: uuid() }, [
+    'smartContractInterfaceId',
+  ]),
+  list_smart_contract_interfaces: q({}),
   list_suborgs: q({
     filterType: enumOf(SUB_ORG_FILTER_TYPES),
     filterValue: str({ maxLength: 8192 }),
