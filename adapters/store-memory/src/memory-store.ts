@@ -95,6 +95,7 @@ class State {
   auditHeads = new MemoryTable(STORE_TABLES.auditHeads, this.next);
   invitations = new MemoryTable(STORE_TABLES.invitations, this.next);
   oauth2Credentials = new MemoryTable(STORE_TABLES.oauth2Credentials, this.next);
+  organizationDocuments = new MemoryTable(STORE_TABLES.organizationDocuments, this.next);
   payments = new MemoryTable(STORE_TABLES.payments, this.next);
   paymentByAuthorization = this.payments.finder(['authorizationKey']);
   paymentsByStatus = this.payments.lister(['status']);
@@ -290,6 +291,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
         for (const c of await tx.oauth2Credentials.list(org)) {
           await tx.oauth2Credentials.delete(org, c.oauth2CredentialId);
+        }
+        for (const d of await tx.organizationDocuments.list(org)) {
+          await tx.organizationDocuments.delete(org, d.kind, d.documentId);
         }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
@@ -551,6 +555,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     },
     invitations: s.invitations.over(j),
     oauth2Credentials: s.oauth2Credentials.over(j),
+    organizationDocuments: s.organizationDocuments.over(j),
     payments: {
       ...s.payments.over(j),
       async findByAuthorization(authorizationKey) {

@@ -133,6 +133,7 @@ class AuditLogRepositoryOver implements AuditLogRepository {
 }
 const invitations = new SqlTable(STORE_TABLES.invitations);
 const oauth2Credentials = new SqlTable(STORE_TABLES.oauth2Credentials);
+const organizationDocuments = new SqlTable(STORE_TABLES.organizationDocuments);
 const payments = new SqlTable(STORE_TABLES.payments);
 const paymentByAuthorization = payments.finder(['authorizationKey']);
 const paymentsByStatus = payments.lister(['status']);
@@ -291,6 +292,7 @@ class OrganizationRepositoryOver
       'otps',
       'invitations',
       'oauth2_credentials',
+      'organization_documents',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -617,6 +619,7 @@ function transactionOver(
     auditLog: new AuditLogRepositoryOver(db),
     invitations: new SqlRepository(invitations, db),
     oauth2Credentials: new SqlRepository(oauth2Credentials, db),
+    organizationDocuments: new SqlRepository(organizationDocuments, db),
     payments: new PaymentRepositoryOver(db),
   };
 }

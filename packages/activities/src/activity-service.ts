@@ -21,6 +21,7 @@
 import {
   type BundleSigner,
   type CryptoWorkPool,
+  createSoftwareAppProof,
   inlineCryptoWorkPool,
   type KeyVault,
   type SessionNotarizer,
@@ -29,6 +30,7 @@ import {
 import {
   type Activity,
   type ActivityDefinition,
+  type AppProof,
   activityDefinitionOf,
   isKeyholdError,
   KeyholdError,
@@ -419,7 +421,10 @@ export class ActivityService {
           },
           now,
         );
-        return activityView(record);
+        const view = activityView(record);
+        if (s.body.generateAppProofs !== true) return view;
+        const appProofs = await this.recordAppProofs(tx, record, now, true);
+        return appProofs ? { ...view, appProofs } : view;
       });
       if (activity === undefined) throw (refusal as ExecutionRefusal).error;
       await this.runEffects(effects);
@@ -567,7 +572,8 @@ export class ActivityService {
           },
           now,
         );
-        return activityView(target);
+        const appProofs = await this.recordAppProofs(tx, target, now, false);
+        return appProofs ? { ...activityView(target), appProofs } : activityView(target);
       })
       .catch(async (error: unknown) => {
         await this.auditRefusal(voter, s, error, now);
@@ -761,6 +767,62 @@ export class ActivityService {
     if (!handler.storedParameters) return undefined;
     const stored = handler.storedParameters(parameters, { tlsFetcher: this.tlsFetcher });
     return { parameters: stored, text: JSON.stringify({ ...body, parameters: stored }) };
+  }
+
+  /**
+   * App proofs (`generateAppProofs`): a completed activity gets a software proof by the signer
+   * key over its result, kept for `list_app_proofs`; one awaiting consensus is marked, and is
+   * proven by the vote that completes it. `asked`: the submission asked (false for a vote,
+   * which proves only a marked activity).
+   */
+  private async recordAppProofs(
+    tx: StoreTransaction,
+    record: ActivityRecord,
+    now: number,
+    asked: boolean,
+  ): Promise<AppProof[] | undefined> {
+    const { organizationId } = record;
+    const marked = asked
+      ? undefined
+      : await tx.organizationDocuments.get(organizationId, 'app_proof', record.id);
+    if (!asked && !marked) return undefined;
+    if (record.status === CONSENSUS_NEEDED) {
+      if (asked) {
+        await tx.organizationDocuments.insert({
+          organizationId,
+          kind: 'app_proof',
+          documentId: record.id,
+          body: { appProofs: [] },
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      return undefined;
+    }
+    if (record.status !== 'ACTIVITY_STATUS_COMPLETED') return undefined;
+    const view = activityView(record);
+    const appProofs = [
+      createSoftwareAppProof(
+        this.signer,
+        {
+          organizationId,
+          activityId: record.id,
+          activityType: record.type,
+          fingerprint: record.fingerprint,
+          result: view.result,
+        },
+        now,
+      ),
+    ];
+    await tx.organizationDocuments.update({
+      organizationId,
+      kind: 'app_proof',
+      documentId: record.id,
+      body: { appProofs },
+      createdAt: marked?.createdAt ?? now,
+      updatedAt: now,
+    });
+    return appProofs;
   }
 
   private newRecord(s: ParsedSubmission, organizationId: string, now: number): ActivityRecord {

@@ -89,7 +89,12 @@ export type {
   TypesOfKind,
   VoteKind,
 } from './schemas/intent-types.js';
-export { INTENT_SCHEMAS, OAUTH2_PROVIDERS, WEBHOOK_EVENT_TYPES } from './schemas/intents.js';
+export {
+  FEATURE_NAMES,
+  INTENT_SCHEMAS,
+  OAUTH2_PROVIDERS,
+  WEBHOOK_EVENT_TYPES,
+} from './schemas/intents.js';
 export { QUERY_SCHEMAS, SUB_ORG_FILTER_TYPES } from './schemas/queries.js';
 export type { Infer, JsonSchema, Schema } from './schemas/schema-builders.js';
 export type { AccountParams, ApiKeyParams, AuthenticatorParams } from './schemas/shapes.js';
@@ -101,10 +106,14 @@ export {
   type ActivityResults,
   type Address,
   type ApiKey,
+  type AppProof,
   type Authenticator,
+  type BootProof,
   type CreateSubOrganizationResult,
   type Credential,
   type Oauth2Credential,
+  type OrganizationFeature,
+  type PaymentMethodResult,
   type Policy,
   type PolicyEvaluation,
   type PolicyOutcome,
@@ -120,6 +129,10 @@ export {
   type Tag,
   type TagType,
   type Timestamp,
+  type TvcApp,
+  type TvcDeployment,
+  type TvcOperator,
+  type TvcOperatorSet,
   timestampOf,
   type User,
   type Vote,

@@ -11,6 +11,7 @@ import { AUDIT_ENTRIES, AUDIT_HEADS } from './tables/audit-log.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
 import { INVITATIONS } from './tables/invitations.js';
 import { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
+import { ORGANIZATION_DOCUMENTS } from './tables/organization-documents.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
 import { PAYMENTS } from './tables/payments.js';
@@ -51,6 +52,7 @@ export const STORE_TABLES = {
   invitations: INVITATIONS,
   oauth2Credentials: OAUTH2_CREDENTIALS,
   payments: PAYMENTS,
+  organizationDocuments: ORGANIZATION_DOCUMENTS,
 } as const;
 
 /**

@@ -546,6 +546,65 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     },
   );
 
+  check(
+    'organization documents: get by kind and id, list by creation, upsert, delete, conflict; gone with the organization',
+    async () => {
+      const org = organization({ parentOrganizationId: undefined });
+      const orgId = org.organizationId;
+      const feature = {
+        organizationId: orgId,
+        kind: 'feature' as const,
+        documentId: 'FEATURE_NAME_WEBHOOK',
+        body: { value: 'https://hooks.example' },
+        createdAt: 2,
+        updatedAt: 2,
+      };
+      const app = {
+        organizationId: orgId,
+        kind: 'tvc_app' as const,
+        documentId: fresh('app'),
+        body: { name: 'oracle', operatorIds: ['a', 'b'], nested: { threshold: 2 } },
+        createdAt: 1,
+        updatedAt: 1,
+      };
+      // The same id under another kind is another document.
+      const sameIdOtherKind = { ...feature, kind: 'auth_proxy' as const, body: {}, createdAt: 3 };
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.organizationDocuments.insert(feature);
+        await t.organizationDocuments.insert(app);
+        await t.organizationDocuments.insert(sameIdOtherKind);
+      });
+      expect(await tx((t) => t.organizationDocuments.list(orgId))).toEqual([
+        app,
+        feature,
+        sameIdOtherKind,
+      ]);
+      expect(
+        await tx((t) => t.organizationDocuments.get(orgId, 'tvc_app', app.documentId)),
+      ).toEqual(app);
+      expect(
+        await tx((t) => t.organizationDocuments.get(orgId, 'tvc_deployment', app.documentId)),
+      ).toBeUndefined();
+      expect(await conflict(tx((t) => t.organizationDocuments.insert(feature)))).toBe(
+        'organization_document_pkey',
+      );
+      const updated = { ...feature, body: { value: '' }, updatedAt: 9 };
+      await tx((t) => t.organizationDocuments.update(updated));
+      expect(
+        await tx((t) => t.organizationDocuments.get(orgId, 'feature', feature.documentId)),
+      ).toEqual(updated);
+      await tx((t) => t.organizationDocuments.delete(orgId, 'tvc_app', app.documentId));
+      await tx((t) => t.organizationDocuments.delete(orgId, 'feature', fresh('missing')));
+      expect(await tx((t) => t.organizationDocuments.list(orgId))).toEqual([
+        updated,
+        sameIdOtherKind,
+      ]);
+      await tx((t) => t.organizations.delete(orgId));
+      expect(await tx((t) => t.organizationDocuments.list(orgId))).toEqual([]);
+    },
+  );
+
   check('wallet accounts: creation order, per-wallet listing, lookups, conflicts', async () => {
     const org = fresh('org');
     const [wa, wb] = [fresh('wallet'), fresh('wallet')];

@@ -27,6 +27,13 @@ import {
   deleteInvitationHandler,
 } from './invitations.js';
 import {
+  activateBillingTierHandler,
+  createOrganizationHandler,
+  deleteOrganizationHandler,
+  deletePaymentMethodHandler,
+  setPaymentMethodHandler,
+} from './legacy-and-billing.js';
+import {
   deletePrivateKeysHandler,
   deleteWalletAccountsHandler,
   deleteWalletsHandler,
@@ -43,6 +50,13 @@ import {
   updateOrganizationNameHandler,
   updateRootQuorumHandler,
 } from './organization.js';
+import {
+  disableAuthProxyHandler,
+  enableAuthProxyHandler,
+  removeOrganizationFeatureHandler,
+  setOrganizationFeatureHandler,
+  updateAuthProxyConfigHandler,
+} from './organization-settings.js';
 import {
   initOtpAuthHandler,
   initOtpHandler,
@@ -74,6 +88,11 @@ import {
   updatePrivateKeyTagHandler,
   updateUserTagHandler,
 } from './tags.js';
+import {
+  createTvcAppHandler,
+  createTvcDeploymentHandler,
+  createTvcManifestApprovalsHandler,
+} from './tvc.js';
 import { updateUserHandler, updateUserNameHandler } from './update-user.js';
 import { updateUserEmailHandler, updateUserPhoneNumberHandler } from './update-user-contact.js';
 import {
@@ -174,6 +193,19 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   UPDATE_OAUTH2_CREDENTIAL: updateOauth2CredentialHandler,
   DELETE_OAUTH2_CREDENTIAL: deleteOauth2CredentialHandler,
   OAUTH2_AUTHENTICATE: oauth2AuthenticateHandler,
+  SET_ORGANIZATION_FEATURE: setOrganizationFeatureHandler,
+  REMOVE_ORGANIZATION_FEATURE: removeOrganizationFeatureHandler,
+  ENABLE_AUTH_PROXY: enableAuthProxyHandler,
+  DISABLE_AUTH_PROXY: disableAuthProxyHandler,
+  UPDATE_AUTH_PROXY_CONFIG: updateAuthProxyConfigHandler,
+  CREATE_TVC_APP: createTvcAppHandler,
+  CREATE_TVC_DEPLOYMENT: createTvcDeploymentHandler,
+  CREATE_TVC_MANIFEST_APPROVALS: createTvcManifestApprovalsHandler,
+  CREATE_ORGANIZATION: createOrganizationHandler,
+  DELETE_ORGANIZATION: deleteOrganizationHandler,
+  SET_PAYMENT_METHOD: setPaymentMethodHandler,
+  DELETE_PAYMENT_METHOD: deletePaymentMethodHandler,
+  ACTIVATE_BILLING_TIER: activateBillingTierHandler,
 };
 
 /**

@@ -17,6 +17,8 @@ import type {
   AuthenticatorRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
+  OrganizationDocumentKind,
+  OrganizationDocumentRecord,
   OrganizationRecord,
   OtpRecord,
   PaymentRecord,
@@ -362,6 +364,25 @@ export interface Oauth2CredentialRepository {
 }
 
 /**
+ * Organization documents (features, the auth proxy's configuration, TVC records, payment
+ * methods, the billing tier, app proofs), keyed by organization, kind and id; `list` gives
+ * every kind of one organization by `createdAt` (callers pick their kind).
+ */
+export interface OrganizationDocumentRepository {
+  get(
+    organizationId: string,
+    kind: OrganizationDocumentKind,
+    documentId: string,
+  ): Promise<OrganizationDocumentRecord | undefined>;
+  list(organizationId: string): Promise<OrganizationDocumentRecord[]>;
+  /** Refuses a taken key (StoreConflictError `organization_document_pkey`). */
+  insert(record: OrganizationDocumentRecord): Promise<void>;
+  /** An upsert. */
+  update(record: OrganizationDocumentRecord): Promise<void>;
+  delete(organizationId: string, kind: OrganizationDocumentKind, documentId: string): Promise<void>;
+}
+
+/**
  * The payment gateway's payments (`@keyhold/payments`), one per EIP-3009 authorization
  * (`authorizationKey` unique across organizations: a replay finds the first).
  */
@@ -407,6 +428,7 @@ export interface StoreTransaction {
   readonly invitations: InvitationRepository;
   readonly oauth2Credentials: Oauth2CredentialRepository;
   readonly payments: PaymentRepository;
+  readonly organizationDocuments: OrganizationDocumentRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */
