@@ -66,14 +66,18 @@ describe('the HTTP surface', () => {
     expectStatus(query.json, 12, 'query not supported');
   });
 
-  it('answers an unserved version of a served endpoint with 501 (CREATE_POLICY V1, V2)', async () => {
+  it('refuses the selector versions of a served endpoint by name, not 501 (CREATE_POLICY V1, V2)', async () => {
     for (const type of ['ACTIVITY_TYPE_CREATE_POLICY', 'ACTIVITY_TYPE_CREATE_POLICY_V2']) {
       const submit = await post(
         '/public/v1/submit/create_policy',
         envelope(type, { policyName: 'p', selectors: [], effect: 'EFFECT_ALLOW' }),
       );
-      expect(submit.status).toBe(501);
-      expectStatus(submit.json, 12, 'activity type not supported');
+      expect(submit.status).toBe(400);
+      expectStatus(
+        submit.json,
+        9,
+        'selector policies (CREATE_POLICY V1 and V2) are not available in Keyhold: send CREATE_POLICY_V3 with a condition and a consensus expression',
+      );
     }
   });
 
