@@ -782,6 +782,8 @@ export class ActivityService {
     asked: boolean,
   ): Promise<AppProof[] | undefined> {
     const { organizationId } = record;
+    // A vote that does not complete its activity proves nothing: no read.
+    if (!asked && record.status !== 'ACTIVITY_STATUS_COMPLETED') return undefined;
     const marked = asked
       ? undefined
       : await tx.organizationDocuments.get(organizationId, 'app_proof', record.id);
