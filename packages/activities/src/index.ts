@@ -24,6 +24,10 @@ export {
 } from './audit/audit-chain.js';
 export { keywordsOfActivityType } from './decision/keyword-availability.js';
 export { checkPolicyTexts } from './decision/policy-errors.js';
+export {
+  type AuthProxySetting,
+  authProxySettingOf,
+} from './handlers/organization-settings.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,

@@ -8,6 +8,7 @@
  * nothing (the activity count is unchanged). And CORS on both HTTP adapters: a browser page
  * at an allowed origin may call Keyhold directly.
  */
+import { authProxySettingOf, type Store, Store as StoreId } from '@keyhold/activities';
 import type { RunningServer } from '@keyhold/cli';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -106,6 +107,15 @@ describe('the auth proxy, as stored configuration', () => {
       },
     );
     expect(second.configId).toBe(first.configId);
+    // What the auth proxy will read: enabled, the last configuration as given, its id.
+    const setting = await server.keyhold.container
+      .get<Store>(StoreId)
+      .transaction((tx) => authProxySettingOf(tx, organizationId));
+    expect(setting).toEqual({
+      enabled: true,
+      configId: first.configId,
+      config: { ...config, otpLength: 8 },
+    });
     expect(
       (await sdk.getOrganizationConfigs({ organizationId })).configs.features?.map((f) => f.name),
     ).toContain('FEATURE_NAME_AUTH_PROXY');

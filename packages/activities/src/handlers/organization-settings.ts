@@ -7,7 +7,7 @@
  * change its behaviour by them yet.
  * @module
  */
-import type { OrganizationFeature } from '@keyhold/protocol';
+import type { IntentOf, OrganizationFeature } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
 import { checkAllowedOrigin } from '../webauthn-origins.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
@@ -59,14 +59,38 @@ export const removeOrganizationFeatureHandler: HandlerOf<'REMOVE_ORGANIZATION_FE
   },
 };
 
-/** The auth proxy's stored setting: enabled or not, its configuration and its id. */
-async function authProxyOf(ctx: ActivityContext): Promise<Record<string, unknown>> {
-  const found = await ctx.tx.organizationDocuments.get(
-    ctx.organization.organizationId,
+/**
+ * The auth proxy's stored setting of an organization, as the proxy reads it: whether it is
+ * enabled, and the last UPDATE_AUTH_PROXY_CONFIG's parameters with their `configId`.
+ * @example
+ * const { enabled, config } = await authProxySettingOf(tx, organizationId);
+ */
+export async function authProxySettingOf(
+  tx: StoreTransaction,
+  organizationId: string,
+): Promise<AuthProxySetting> {
+  const found = await tx.organizationDocuments.get(
+    organizationId,
     'auth_proxy',
     AUTH_PROXY_DOCUMENT,
   );
-  return found?.body ?? { enabled: false };
+  return (found?.body as AuthProxySetting | undefined) ?? { enabled: false };
+}
+
+/**
+ * What ENABLE/DISABLE_AUTH_PROXY and UPDATE_AUTH_PROXY_CONFIG store.
+ * @example
+ * const setting: AuthProxySetting = { enabled: true, configId: '…', config: { allowedOrigins: ['https://app.example.com'] } };
+ */
+export interface AuthProxySetting {
+  enabled: boolean;
+  configId?: string;
+  /** The `updateAuthProxyConfigIntent` as given. */
+  config?: IntentOf<'ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG'>;
+}
+
+async function authProxyOf(ctx: ActivityContext): Promise<Record<string, unknown>> {
+  return { ...(await authProxySettingOf(ctx.tx, ctx.organization.organizationId)) };
 }
 
 const putAuthProxy = (ctx: ActivityContext, body: Record<string, unknown>) =>
