@@ -476,6 +476,18 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         });
         return pageOf(ids, page, true).map((id) => clone(s.activities.rows.get(id)!));
       },
+      async countInTree(root, filter: ActivityFilter, sinceMs) {
+        const statuses = filter.statuses?.length ? new Set(filter.statuses) : undefined;
+        const types = filter.types?.length ? new Set(filter.types) : undefined;
+        let count = 0;
+        for (const r of s.activities.rows.values()) {
+          const org = s.organizations.rows.get(r.organizationId);
+          if (r.organizationId !== root && org?.parentOrganizationId !== root) continue;
+          if (r.createdAt < sinceMs) continue;
+          if ((!statuses || statuses.has(r.status)) && (!types || types.has(r.type))) count++;
+        }
+        return count;
+      },
       async insert(r: ActivityRecord) {
         await activities.insert(r);
         const list = s.activityIdsByOrganization.get(r.organizationId) ?? [];

@@ -529,6 +529,27 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
     };
     return paged(this.db, cursorQuery(listing, page), page, activities.of);
   }
+
+  async countInTree(root: string, filter: ActivityFilter, sinceMs: number): Promise<number> {
+    const params: unknown[] = [root, sinceMs];
+    const scope = [
+      '(organization_id = $1 OR organization_id IN (SELECT organization_id FROM organizations WHERE parent_organization_id = $1))',
+      'created_at >= $2',
+    ];
+    if (filter.statuses?.length) {
+      params.push([...filter.statuses]);
+      scope.push(`status = ANY($${params.length}::text[])`);
+    }
+    if (filter.types?.length) {
+      params.push([...filter.types]);
+      scope.push(`type = ANY($${params.length}::text[])`);
+    }
+    const [row] = await this.db.query(
+      `SELECT count(*)::int AS n FROM activities WHERE ${scope.join(' AND ')}`,
+      params,
+    );
+    return Number((row as { n: number | string }).n);
+  }
 }
 
 /** Policies and tags: the table's repository, and the lookup by name. */

@@ -86,6 +86,7 @@ import type {
   VoteRecord,
 } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
+import { requireSigningQuota, type SigningQuotas } from './signing-quota.js';
 import type { Stamp } from './stamp.js';
 import { findSubmitter } from './submitter.js';
 import { activityView } from './views.js';
@@ -105,6 +106,8 @@ export interface ActivityServiceOptions {
    * http to loopback hosts (the server's `--allow-private-webhooks`). Default false.
    */
   allowPrivateWebhookDestinations?: boolean;
+  /** Monthly signing quotas (see `signing-quota.ts`); default none. */
+  quotas?: SigningQuotas;
 }
 
 /** What an ActivityService runs on: the Store, KeyVault, Clock, Ids and SignatureVerifier ports. */
@@ -349,6 +352,7 @@ export class ActivityService {
         if (s.refusal) throw s.refusal;
         requireSameOrganization(principal, organization, s.definition.kind);
         await requireCredentialScope(tx, principal, s.definition.kind);
+        await requireSigningQuota(tx, organization, s.definition, this.deps.options?.quotas, now);
         // What needs the store to check (a passkey's attestation) is checked in it.
         await handler.verify?.({ tx, organization }, s.parameters);
 

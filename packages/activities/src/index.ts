@@ -186,6 +186,11 @@ export {
   readSignedRequest,
   type SignedRequest,
 } from './signed-request.js';
+export {
+  FREE_TIER_MONTHLY_SIGNATURES,
+  requireSigningQuota,
+  type SigningQuotas,
+} from './signing-quota.js';
 export { parseStamp, type Stamp, verifyStamp } from './stamp.js';
 export { PASSKEY_ALGORITHMS } from './webauthn-attestation.js';
 export { checkWebauthnChallenge, webauthnChallengeOf } from './webauthn-stamp.js';

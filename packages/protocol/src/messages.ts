@@ -428,6 +428,16 @@ const CATALOGUE = {
   ),
   PAYMENT_METHOD_NOT_FOUND: e(NOT_FOUND, 'payment method not found'),
 
+  // Quotas (an operator's monthly signing quota; `<SUPPORT_EMAIL>` is replaced by its contact)
+  ORGANIZATION_OVER_QUOTA: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'this organization cannot execute activities because it is over its allotted quota. Please reach out to the team (<SUPPORT_EMAIL>) for more information.',
+  ),
+  PARENT_OVER_QUOTA: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'this sub-organization cannot execute activities because its parent is over its allotted quota. Please reach out to the team (<SUPPORT_EMAIL>) for more information.',
+  ),
+
   // Queries of the published client that Keyhold does not serve (README, "Not available")
   QUERY_NOT_AVAILABLE: e(StatusCode.FAILED_PRECONDITION, 'not available in Keyhold'),
 } as const satisfies Record<string, EntrySpec>;

@@ -1123,6 +1123,38 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     expect(after?.votes.map((v) => v.id).sort()).toEqual(['vote-1', 'vote-2', 'vote-3', 'vote-4']);
   });
 
+  check(
+    'activities: countInTree counts the organization and its sub-organizations, by filter and time',
+    async () => {
+      const root = organization({ parentOrganizationId: undefined });
+      const child = organization({ parentOrganizationId: root.organizationId });
+      const stranger = organization({ parentOrganizationId: undefined });
+      const sign = 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2' as const;
+      const at = (organizationId: string, createdAt: number, o: Partial<ActivityRecord> = {}) =>
+        activity(organizationId, { type: sign, createdAt, updatedAt: createdAt, ...o });
+      await tx(async (t) => {
+        for (const o of [root, child, stranger]) await t.organizations.insert(o);
+        for (const a of [
+          at(root.organizationId, 100),
+          at(root.organizationId, 200),
+          at(child.organizationId, 300),
+          at(root.organizationId, 50), // before the window
+          at(root.organizationId, 400, { status: 'ACTIVITY_STATUS_FAILED' }),
+          at(child.organizationId, 500, { type: 'ACTIVITY_TYPE_CREATE_WALLET' }),
+          at(stranger.organizationId, 600),
+        ]) {
+          await t.activities.insert(a);
+        }
+      });
+      const filter = { statuses: ['ACTIVITY_STATUS_COMPLETED' as const], types: [sign] };
+      expect(await tx((t) => t.activities.countInTree(root.organizationId, filter, 100))).toBe(3);
+      expect(await tx((t) => t.activities.countInTree(root.organizationId, filter, 0))).toBe(4);
+      expect(await tx((t) => t.activities.countInTree(root.organizationId, {}, 100))).toBe(5);
+      expect(await tx((t) => t.activities.countInTree(child.organizationId, filter, 0))).toBe(1);
+      expect(await tx((t) => t.activities.countInTree(fresh('org'), filter, 0))).toBe(0);
+    },
+  );
+
   check('activities: newest first by id, filters, cursors', async () => {
     const org = fresh('org');
     const other = fresh('org');

@@ -256,6 +256,11 @@ export interface ActivityRepository {
   ): Promise<ActivityRecord[]>;
   insert(record: ActivityRecord): Promise<void>;
   update(record: ActivityRecord): Promise<void>;
+  /**
+   * How many activities of the organization and of its sub-organizations match `filter` and
+   * were created at `sinceMs` or later (a quota's count: every instance sees the same).
+   */
+  countInTree(rootOrganizationId: string, filter: ActivityFilter, sinceMs: number): Promise<number>;
 }
 
 /**
