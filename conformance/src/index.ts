@@ -109,6 +109,15 @@ export {
   type TargetResponse,
 } from './target.js';
 export {
+  type AppProofClaims,
+  type AppProofLike,
+  type BootProofLike,
+  type BootStatementClaims,
+  ProofVerificationError,
+  verifyKeyholdAppProof,
+  verifyKeyholdBootProof,
+} from './verify-proofs.js';
+export {
   digestOf,
   eip55,
   ethereumAddressOf,

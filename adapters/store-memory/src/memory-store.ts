@@ -101,6 +101,7 @@ class State {
     'type',
     'addressKey',
   ]);
+  organizationDocuments = new MemoryTable(STORE_TABLES.organizationDocuments, this.next);
   payments = new MemoryTable(STORE_TABLES.payments, this.next);
   paymentByAuthorization = this.payments.finder(['authorizationKey']);
   paymentsByStatus = this.payments.lister(['status']);
@@ -310,6 +311,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         for (const c of await tx.smartContractInterfaces.list(org)) {
           await tx.smartContractInterfaces.delete(org, c.smartContractInterfaceId);
         }
+        for (const d of await tx.organizationDocuments.list(org)) {
+          await tx.organizationDocuments.delete(org, d.kind, d.documentId);
+        }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
             j.delete(s.deliveries, id);
@@ -491,6 +495,18 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         });
         return pageOf(ids, page, true).map((id) => clone(s.activities.rows.get(id)!));
       },
+      async countInTree(root, filter: ActivityFilter, sinceMs) {
+        const statuses = filter.statuses?.length ? new Set(filter.statuses) : undefined;
+        const types = filter.types?.length ? new Set(filter.types) : undefined;
+        let count = 0;
+        for (const r of s.activities.rows.values()) {
+          const org = s.organizations.rows.get(r.organizationId);
+          if (r.organizationId !== root && org?.parentOrganizationId !== root) continue;
+          if (r.createdAt < sinceMs) continue;
+          if ((!statuses || statuses.has(r.status)) && (!types || types.has(r.type))) count++;
+        }
+        return count;
+      },
       async insert(r: ActivityRecord) {
         await activities.insert(r);
         const list = s.activityIdsByOrganization.get(r.organizationId) ?? [];
@@ -577,6 +593,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         return r && clone(r);
       },
     },
+    organizationDocuments: s.organizationDocuments.over(j),
     payments: {
       ...s.payments.over(j),
       async findByAuthorization(authorizationKey) {

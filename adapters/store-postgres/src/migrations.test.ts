@@ -50,6 +50,7 @@ describe('loadMigrations', () => {
       [14, 'payments'],
       [15, 'audit_log'],
       [17, 'smart_contract_interfaces'],
+      [18, 'organization_documents'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -131,6 +131,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 14 },
       { version: 15 },
       { version: 17 },
+      { version: 18 },
     ]);
   });
 

@@ -102,6 +102,7 @@ describe('PGlite data directory', () => {
       { version: 14 },
       { version: 15 },
       { version: 17 },
+      { version: 18 },
     ]);
   });
 

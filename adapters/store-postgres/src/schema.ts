@@ -41,6 +41,7 @@ const TABLE_VERSIONS = {
   payments: 14,
   oauth_providers: 12,
   smart_contract_interfaces: 17,
+  organization_documents: 18,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

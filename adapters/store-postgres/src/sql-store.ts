@@ -143,6 +143,7 @@ const smartContractInterfaceByAddress = smartContractInterfaces.finder([
   'type',
   'addressKey',
 ]);
+const organizationDocuments = new SqlTable(STORE_TABLES.organizationDocuments);
 const payments = new SqlTable(STORE_TABLES.payments);
 const paymentByAuthorization = payments.finder(['authorizationKey']);
 const paymentsByStatus = payments.lister(['status']);
@@ -310,6 +311,7 @@ class OrganizationRepositoryOver
       'oauth2_credentials',
       'oauth_providers',
       'smart_contract_interfaces',
+      'organization_documents',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -565,6 +567,27 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
     };
     return paged(this.db, cursorQuery(listing, page), page, activities.of);
   }
+
+  async countInTree(root: string, filter: ActivityFilter, sinceMs: number): Promise<number> {
+    const params: unknown[] = [root, sinceMs];
+    const scope = [
+      '(organization_id = $1 OR organization_id IN (SELECT organization_id FROM organizations WHERE parent_organization_id = $1))',
+      'created_at >= $2',
+    ];
+    if (filter.statuses?.length) {
+      params.push([...filter.statuses]);
+      scope.push(`status = ANY($${params.length}::text[])`);
+    }
+    if (filter.types?.length) {
+      params.push([...filter.types]);
+      scope.push(`type = ANY($${params.length}::text[])`);
+    }
+    const [row] = await this.db.query(
+      `SELECT count(*)::int AS n FROM activities WHERE ${scope.join(' AND ')}`,
+      params,
+    );
+    return Number((row as { n: number | string }).n);
+  }
 }
 
 /** Policies and tags: the table's repository, and the lookup by name. */
@@ -674,6 +697,7 @@ function transactionOver(
     invitations: new SqlRepository(invitations, db),
     oauth2Credentials: new SqlRepository(oauth2Credentials, db),
     smartContractInterfaces: new SmartContractInterfaceRepositoryOver(db),
+    organizationDocuments: new SqlRepository(organizationDocuments, db),
     payments: new PaymentRepositoryOver(db),
     oauthProviders: new OauthProviderRepositoryOver(db),
   };

@@ -21,6 +21,7 @@
 import {
   type BundleSigner,
   type CryptoWorkPool,
+  createSoftwareAppProof,
   inlineCryptoWorkPool,
   type KeyVault,
   type SessionNotarizer,
@@ -29,6 +30,7 @@ import {
 import {
   type Activity,
   type ActivityDefinition,
+  type AppProof,
   activityDefinitionOf,
   isKeyholdError,
   KeyholdError,
@@ -86,6 +88,7 @@ import type {
   VoteRecord,
 } from './records.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
+import { requireSigningQuota, type SigningQuotas } from './signing-quota.js';
 import type { Stamp } from './stamp.js';
 import { findSubmitter } from './submitter.js';
 import { activityView } from './views.js';
@@ -105,6 +108,8 @@ export interface ActivityServiceOptions {
    * http to loopback hosts (the server's `--allow-private-webhooks`). Default false.
    */
   allowPrivateWebhookDestinations?: boolean;
+  /** Monthly signing quotas (see `signing-quota.ts`); default none. */
+  quotas?: SigningQuotas;
 }
 
 /** What an ActivityService runs on: the Store, KeyVault, Clock, Ids and SignatureVerifier ports. */
@@ -378,6 +383,7 @@ export class ActivityService {
         if (s.refusal) throw s.refusal;
         requireSameOrganization(principal, organization, s.definition.kind);
         await requireCredentialScope(tx, principal, s.definition.kind);
+        await requireSigningQuota(tx, organization, s.definition, this.deps.options?.quotas, now);
         // What needs the store to check (a passkey's attestation) is checked in it.
         await handler.verify?.({ tx, organization }, s.parameters);
 
@@ -450,7 +456,10 @@ export class ActivityService {
           },
           now,
         );
-        return activityView(record);
+        const view = activityView(record);
+        if (s.body.generateAppProofs !== true) return view;
+        const appProofs = await this.recordAppProofs(tx, record, now, true);
+        return appProofs ? { ...view, appProofs } : view;
       });
       if (activity === undefined) throw (refusal as ExecutionRefusal).error;
       await this.runEffects(effects);
@@ -598,7 +607,8 @@ export class ActivityService {
           },
           now,
         );
-        return activityView(target);
+        const appProofs = await this.recordAppProofs(tx, target, now, false);
+        return appProofs ? { ...activityView(target), appProofs } : activityView(target);
       })
       .catch(async (error: unknown) => {
         await this.auditRefusal(voter, s, error, now);
@@ -793,6 +803,64 @@ export class ActivityService {
     if (!handler.storedParameters) return undefined;
     const stored = handler.storedParameters(parameters, { tlsFetcher: this.tlsFetcher });
     return { parameters: stored, text: JSON.stringify({ ...body, parameters: stored }) };
+  }
+
+  /**
+   * App proofs (`generateAppProofs`): a completed activity gets a software proof by the signer
+   * key over its result, kept for `list_app_proofs`; one awaiting consensus is marked, and is
+   * proven by the vote that completes it. `asked`: the submission asked (false for a vote,
+   * which proves only a marked activity).
+   */
+  private async recordAppProofs(
+    tx: StoreTransaction,
+    record: ActivityRecord,
+    now: number,
+    asked: boolean,
+  ): Promise<AppProof[] | undefined> {
+    const { organizationId } = record;
+    // A vote that does not complete its activity proves nothing: no read.
+    if (!asked && record.status !== 'ACTIVITY_STATUS_COMPLETED') return undefined;
+    const marked = asked
+      ? undefined
+      : await tx.organizationDocuments.get(organizationId, 'app_proof', record.id);
+    if (!asked && !marked) return undefined;
+    if (record.status === CONSENSUS_NEEDED) {
+      if (asked) {
+        await tx.organizationDocuments.insert({
+          organizationId,
+          kind: 'app_proof',
+          documentId: record.id,
+          body: { appProofs: [] },
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
+      return undefined;
+    }
+    if (record.status !== 'ACTIVITY_STATUS_COMPLETED') return undefined;
+    const view = activityView(record);
+    const appProofs = [
+      createSoftwareAppProof(
+        this.signer,
+        {
+          organizationId,
+          activityId: record.id,
+          activityType: record.type,
+          fingerprint: record.fingerprint,
+          result: view.result,
+        },
+        now,
+      ),
+    ];
+    await tx.organizationDocuments.update({
+      organizationId,
+      kind: 'app_proof',
+      documentId: record.id,
+      body: { appProofs },
+      createdAt: marked?.createdAt ?? now,
+      updatedAt: now,
+    });
+    return appProofs;
   }
 
   private newRecord(s: ParsedSubmission, organizationId: string, now: number): ActivityRecord {

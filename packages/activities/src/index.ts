@@ -24,6 +24,10 @@ export {
 } from './audit/audit-chain.js';
 export { keywordsOfActivityType } from './decision/keyword-availability.js';
 export { checkPolicyTexts } from './decision/policy-errors.js';
+export {
+  type AuthProxySetting,
+  authProxySettingOf,
+} from './handlers/organization-settings.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,
@@ -109,6 +113,7 @@ export {
   type NamedRecordRepository,
   type Oauth2CredentialRepository,
   type OauthProviderRepository,
+  type OrganizationDocumentRepository,
   type OrganizationRepository,
   type OtpRepository,
   type PageRequest,
@@ -166,6 +171,8 @@ export type {
   InvitationRecord,
   Oauth2CredentialRecord,
   OauthProviderRecord,
+  OrganizationDocumentKind,
+  OrganizationDocumentRecord,
   OrganizationRecord,
   OtpRecord,
   PaymentRecord,
@@ -190,6 +197,11 @@ export {
   readSignedRequest,
   type SignedRequest,
 } from './signed-request.js';
+export {
+  FREE_TIER_MONTHLY_SIGNATURES,
+  requireSigningQuota,
+  type SigningQuotas,
+} from './signing-quota.js';
 export { parseStamp, type Stamp, verifyStamp } from './stamp.js';
 export { PASSKEY_ALGORITHMS } from './webauthn-attestation.js';
 export { checkWebauthnChallenge, webauthnChallengeOf } from './webauthn-stamp.js';

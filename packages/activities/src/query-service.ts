@@ -3,7 +3,7 @@
  * store nothing. whoami alone also answers a sub-organization's user who names the parent.
  * @module
  */
-import { KeyholdError, validateQuery } from '@keyhold/protocol';
+import { type BootProof, KeyholdError, validateQuery } from '@keyhold/protocol';
 import { requireOrganization } from './activity-service.js';
 import { DEFAULT_CONSENSUS_EXPIRY_MS } from './decision/voting-rights.js';
 import type { Clock } from './ports/clock.js';
@@ -35,6 +35,8 @@ export interface QueryServiceDeps {
    * queries (`X-Session`). Absent: only stamps do.
    */
   notarizerPublicKey?: string;
+  /** This server's software boot proof, answered by get_boot_proof and get_latest_boot_proof. */
+  bootProof?: BootProof;
   options?: {
     /** As ActivityServiceOptions.consensusExpiryMs: when `canApprove` stops being true. */
     consensusExpiryMs?: number;
@@ -106,6 +108,7 @@ export class QueryService {
           principal,
           now,
           consensusExpiryMs: this.deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS,
+          ...(this.deps.bootProof ? { bootProof: this.deps.bootProof } : {}),
         },
         body,
       );

@@ -375,6 +375,40 @@ export interface InvitationRecord {
 }
 
 /**
+ * What an organization document is: an organization feature (id: the feature name), the auth
+ * proxy's setting and configuration (id `auth_proxy`), a TVC app, operator set, operator,
+ * deployment, manifest or manifest approval, a payment method (its last four digits and
+ * holder: never a card number or CVV), the billing tier (id `billing_tier`), or the app proof
+ * of an activity (id: the activity id).
+ */
+export type OrganizationDocumentKind =
+  | 'feature'
+  | 'auth_proxy'
+  | 'tvc_app'
+  | 'tvc_operator_set'
+  | 'tvc_operator'
+  | 'tvc_deployment'
+  | 'tvc_manifest'
+  | 'tvc_manifest_approval'
+  | 'payment_method'
+  | 'billing_tier'
+  | 'app_proof';
+
+/**
+ * A small record of an organization that has no table of its own (the settings and records
+ * of issue 15), by kind: its members are the `body` the kind's handler writes and its views
+ * read. Nothing secret goes in a body.
+ */
+export interface OrganizationDocumentRecord {
+  organizationId: string;
+  kind: OrganizationDocumentKind;
+  documentId: string;
+  body: Record<string, unknown>;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
  * An OAuth 2.0 credential of the organization (CREATE_OAUTH2_CREDENTIAL): the app's client id
  * at an OAuth 2.0-only provider and its client secret, sealed. The secret is never stored in
  * the clear nor returned: `sealedClientSecret` is AES-256-GCM under a key derived from the

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { createSecureContext } from 'node:tls';
 import {
   BootstrapConflictError,
+  FREE_TIER_MONTHLY_SIGNATURES,
   LOG_LEVELS,
   type LogLevel,
   type Notifier,
@@ -81,6 +82,11 @@ const HELP = `usage: keyhold serve [options]
                                     info: one access line per request)
   --metrics on|off                  serve Prometheus metrics at GET /metrics (default on;
                                     labels are routes, types and statuses, never a tenant)
+  --signing-quota N|free-tier       at most N signatures a month (UTC) per root organization
+                                    and its sub-organizations, counted in the store across
+                                    instances (free-tier: 25, like the hosted free tier);
+                                    default none
+  --quota-contact TEXT              who to reach out to, in the over-quota message
   --allow-private-webhooks          accept and deliver to webhook endpoints on private,
                                     loopback and link-local addresses (and http:// to
                                     loopback), in any --env; without it they are refused
@@ -246,6 +252,8 @@ const SERVE_OPTIONS = {
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
+  'signing-quota': { type: 'string' },
+  'quota-contact': { type: 'string' },
   smtp: { type: 'string' },
   'email-from': { type: 'string' },
   'sms-url': { type: 'string' },
@@ -301,6 +309,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
     if (!/^\d{1,2}$/.test(values['trust-proxy'])) {
       throw new Error(
         `--trust-proxy must be a number of proxies (0–99), got "${values['trust-proxy']}"`,
+      );
+    }
+    const quota = values['signing-quota'];
+    if (quota !== undefined && quota !== 'free-tier' && !/^\d{1,12}$/.test(quota)) {
+      throw new Error(
+        `--signing-quota must be a number of signatures a month or free-tier, got "${quota}"`,
       );
     }
     if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) {
@@ -532,6 +546,17 @@ export async function runServeCommand(args: string[]): Promise<number> {
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
+      ...(values['signing-quota'] !== undefined
+        ? {
+            quotas: {
+              monthlySignatures:
+                values['signing-quota'] === 'free-tier'
+                  ? FREE_TIER_MONTHLY_SIGNATURES
+                  : Number(values['signing-quota']),
+              ...(values['quota-contact'] ? { supportContact: values['quota-contact'] } : {}),
+            },
+          }
+        : {}),
       ...(evmRpc.size > 0 ? { pay: { chains: evmRpc } } : {}),
     });
   } catch (error) {

@@ -114,6 +114,14 @@ export {
   signWithPrivateKey,
 } from './private-key-signing.js';
 export {
+  type AppProofSubject,
+  type BootStatement,
+  createSoftwareAppProof,
+  createSoftwareBootProof,
+  SOFTWARE_BOOT_PROOF_LABEL,
+  SOFTWARE_PROOF_LABEL,
+} from './proofs/software-proofs.js';
+export {
   compressPublicKey,
   decompressPublicKey,
   isValidPrivateKey,

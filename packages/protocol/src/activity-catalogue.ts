@@ -103,9 +103,9 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('DELETE_PRIVATE_KEYS', [1], 'PRIVATE_KEY', 'DELETE'),
   ...define('DELETE_WALLETS', [1], 'WALLET', 'DELETE'),
   ...define('DELETE_WALLET_ACCOUNTS', [1], 'WALLET', 'DELETE'),
-  // CREATE_POLICY V1 and V2 (selector-based) are not served: the path refuses them with
-  // "activity type not supported". V3 is what every current client sends.
-  ...define('CREATE_POLICY', [3], 'POLICY', 'CREATE'),
+  // CREATE_POLICY V1 and V2 (selector-based) are refused with SELECTOR_POLICY_NOT_AVAILABLE
+  // (nothing stored). V3 is what every current client sends.
+  ...define('CREATE_POLICY', [1, 2, 3], 'POLICY', 'CREATE', () => 'createPolicyResult'),
   ...define('CREATE_POLICIES', [1], 'POLICY', 'CREATE'),
   ...define('UPDATE_POLICY', [1, 2], 'POLICY', 'UPDATE', (v) =>
     v === 1 ? 'updatePolicyResult' : 'updatePolicyResultV2',
@@ -177,6 +177,30 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   // the resource SMART_CONTRACT_INTERFACE).
   ...define('CREATE_SMART_CONTRACT_INTERFACE', [1], 'SMART_CONTRACT_INTERFACE', 'CREATE'),
   ...define('DELETE_SMART_CONTRACT_INTERFACE', [1], 'SMART_CONTRACT_INTERFACE', 'DELETE'),
+  // Organization settings: features (root quorum only), and the auth proxy's configuration,
+  // stored for the proxy to read.
+  ...define('SET_ORGANIZATION_FEATURE', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('REMOVE_ORGANIZATION_FEATURE', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('ENABLE_AUTH_PROXY', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('DISABLE_AUTH_PROXY', [1], 'ORGANIZATION', 'UPDATE'),
+  ...define('UPDATE_AUTH_PROXY_CONFIG', [1], 'ORGANIZATION', 'UPDATE'),
+  // TVC apps, deployments and manifest approvals: records, decided like any activity.
+  ...define('CREATE_TVC_APP', [1], 'ORGANIZATION', 'CREATE'),
+  ...define('CREATE_TVC_DEPLOYMENT', [1], 'ORGANIZATION', 'CREATE'),
+  ...define('CREATE_TVC_MANIFEST_APPROVALS', [1], 'ORGANIZATION', 'CREATE'),
+  // Legacy and billing: refused with a specific message (organizations), or kept as records
+  // (a payment method's last four digits and holder, the billing tier); nothing is charged.
+  ...define(
+    'CREATE_ORGANIZATION',
+    [1, 2],
+    'ORGANIZATION',
+    'CREATE',
+    () => 'createOrganizationResult',
+  ),
+  ...define('DELETE_ORGANIZATION', [1], 'ORGANIZATION', 'DELETE'),
+  ...define('SET_PAYMENT_METHOD', [1, 2], 'ORGANIZATION', 'UPDATE', () => 'setPaymentMethodResult'),
+  ...define('DELETE_PAYMENT_METHOD', [1], 'ORGANIZATION', 'DELETE'),
+  ...define('ACTIVATE_BILLING_TIER', [1], 'ORGANIZATION', 'UPDATE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),

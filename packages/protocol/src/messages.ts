@@ -417,6 +417,62 @@ const CATALOGUE = {
     StatusCode.FAILED_PRECONDITION,
     'private key has not been exported: export it first or set deleteWithoutExport to true',
   ),
+
+  // Organization settings (SET/REMOVE_ORGANIZATION_FEATURE, the auth proxy's configuration)
+  INVALID_FEATURE_NAME: e(INVALID_ARGUMENT, 'invalid feature name'),
+  INVALID_AUTH_PROXY_CONFIG: e(INVALID_ARGUMENT, 'invalid auth proxy configuration'),
+
+  // TVC apps (CREATE_TVC_APP, CREATE_TVC_DEPLOYMENT, CREATE_TVC_MANIFEST_APPROVALS)
+  INVALID_TVC_OPERATOR_SET: e(
+    INVALID_ARGUMENT,
+    'invalid operator set: give an existing set id or the parameters of a new set, with a threshold between 1 and its number of operators',
+  ),
+  TVC_OPERATOR_SET_NOT_FOUND: e(NOT_FOUND, 'TVC operator set not found'),
+  TVC_APP_NOT_FOUND: e(NOT_FOUND, 'TVC app not found'),
+  TVC_DEPLOYMENT_NOT_FOUND: e(NOT_FOUND, 'TVC deployment not found'),
+  TVC_MANIFEST_NOT_FOUND: e(NOT_FOUND, 'TVC manifest not found'),
+  INVALID_TVC_MANIFEST_APPROVAL: e(
+    INVALID_ARGUMENT,
+    "invalid manifest approval: the operator must belong to the deployment's manifest set, approve once, and sign the manifest with its P-256 key",
+  ),
+
+  // Proofs (generateAppProofs, list_app_proofs, get_boot_proof)
+  BOOT_PROOF_NOT_FOUND: e(
+    NOT_FOUND,
+    'boot proof not found: a self-hosted Keyhold states one boot proof, for its signer key (get_latest_boot_proof)',
+  ),
+
+  // Legacy and billing activities on a self-hosted instance
+  ORGANIZATION_CREATION_NOT_AVAILABLE: e(
+    StatusCode.FAILED_PRECONDITION,
+    'CREATE_ORGANIZATION is not available in Keyhold: a root organization is made by its operator (keyhold serve --bootstrap-api-public-key, or bootstrap() when embedded); create the organizations of your users with CREATE_SUB_ORGANIZATION',
+  ),
+  ORGANIZATION_DELETION_NOT_AVAILABLE: e(
+    StatusCode.FAILED_PRECONDITION,
+    'DELETE_ORGANIZATION is not available in Keyhold: a root organization is removed by its operator; delete a sub-organization with DELETE_SUB_ORGANIZATION',
+  ),
+  SELECTOR_POLICY_NOT_AVAILABLE: e(
+    StatusCode.FAILED_PRECONDITION,
+    'selector policies (CREATE_POLICY V1 and V2) are not available in Keyhold: send CREATE_POLICY_V3 with a condition and a consensus expression',
+  ),
+  INVALID_PAYMENT_CARD: e(
+    INVALID_ARGUMENT,
+    'invalid payment card: the number must be 12 to 19 digits that pass the Luhn check, the CVV 3 or 4 digits, the expiry month 1 to 12 and its year 2 or 4 digits',
+  ),
+  PAYMENT_METHOD_NOT_FOUND: e(NOT_FOUND, 'payment method not found'),
+
+  // Quotas (an operator's monthly signing quota; `<SUPPORT_EMAIL>` is replaced by its contact)
+  ORGANIZATION_OVER_QUOTA: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'this organization cannot execute activities because it is over its allotted quota. Please reach out to the team (<SUPPORT_EMAIL>) for more information.',
+  ),
+  PARENT_OVER_QUOTA: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'this sub-organization cannot execute activities because its parent is over its allotted quota. Please reach out to the team (<SUPPORT_EMAIL>) for more information.',
+  ),
+
+  // Queries of the published client that Keyhold does not serve (README, "Not available")
+  QUERY_NOT_AVAILABLE: e(StatusCode.FAILED_PRECONDITION, 'not available in Keyhold'),
 } as const satisfies Record<string, EntrySpec>;
 
 /** A key of the catalogue: a wire errorCode, or the name of a message variant. */

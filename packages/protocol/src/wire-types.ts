@@ -128,6 +128,8 @@ export interface Activity {
   updatedAt: Timestamp;
   failure?: StatusBody;
   timestampMs: string;
+  /** Present when the request asked for app proofs (`generateAppProofs`) and it completed. */
+  appProofs?: AppProof[];
 }
 
 export interface Address {
@@ -370,6 +372,8 @@ export interface ActivityResults {
   ACTIVITY_TYPE_DELETE_PRIVATE_KEYS: { privateKeyIds: string[] };
   ACTIVITY_TYPE_DELETE_WALLETS: { walletIds: string[] };
   ACTIVITY_TYPE_DELETE_WALLET_ACCOUNTS: { walletAccountIds: string[] };
+  ACTIVITY_TYPE_CREATE_POLICY: { policyId: string };
+  ACTIVITY_TYPE_CREATE_POLICY_V2: { policyId: string };
   ACTIVITY_TYPE_CREATE_POLICY_V3: { policyId: string };
   ACTIVITY_TYPE_CREATE_POLICIES: { policyIds: string[] };
   ACTIVITY_TYPE_UPDATE_POLICY: { policyId: string };
@@ -424,6 +428,54 @@ export interface ActivityResults {
   ACTIVITY_TYPE_OAUTH: { userId: string; apiKeyId: string; credentialBundle: string };
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
   ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
+  ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };
+  ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };
+  /** Empty strings until the auth proxy exists (its own issue): only the setting is stored. */
+  ACTIVITY_TYPE_ENABLE_AUTH_PROXY: { userId: string; encryptedApiKey: string };
+  /** `v1DisableAuthProxyResult` has no members. */
+  ACTIVITY_TYPE_DISABLE_AUTH_PROXY: Record<string, never>;
+  ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG: { configId: string };
+  ACTIVITY_TYPE_CREATE_TVC_APP: {
+    appId: string;
+    manifestSetId: string;
+    manifestSetOperatorIds: string[];
+    manifestSetThreshold: number;
+  };
+  ACTIVITY_TYPE_CREATE_TVC_DEPLOYMENT: { deploymentId: string; manifestId: string };
+  ACTIVITY_TYPE_CREATE_TVC_MANIFEST_APPROVALS: { approvalIds: string[] };
+  /** Never produced: CREATE_ORGANIZATION is refused (ORGANIZATION_CREATION_NOT_AVAILABLE). */
+  ACTIVITY_TYPE_CREATE_ORGANIZATION: { organizationId: string };
+  ACTIVITY_TYPE_CREATE_ORGANIZATION_V2: { organizationId: string };
+  /** Never produced: DELETE_ORGANIZATION is refused (ORGANIZATION_DELETION_NOT_AVAILABLE). */
+  ACTIVITY_TYPE_DELETE_ORGANIZATION: { organizationId: string };
+  ACTIVITY_TYPE_SET_PAYMENT_METHOD: PaymentMethodResult;
+  ACTIVITY_TYPE_SET_PAYMENT_METHOD_V2: PaymentMethodResult;
+  ACTIVITY_TYPE_DELETE_PAYMENT_METHOD: { paymentMethodId: string };
+  ACTIVITY_TYPE_ACTIVATE_BILLING_TIER: { productId: string };
+}
+
+/**
+ * `v1Feature`: an organization feature as SET_ORGANIZATION_FEATURE stores it.
+ * @example
+ * const feature: OrganizationFeature = { name: 'FEATURE_NAME_WEBHOOK', value: 'https://…' };
+ */
+export interface OrganizationFeature {
+  name: string;
+  value: string;
+}
+
+/**
+ * `setPaymentMethodResult`: what Keyhold keeps of a card — its last four digits and its holder
+ * (`lastFour` is empty for a V2 reference it has no card of). `paymentMethodId` names the
+ * record DELETE_PAYMENT_METHOD removes.
+ * @example
+ * const result: PaymentMethodResult = { lastFour: '4242', cardHolderName: 'Ada', cardHolderEmail: '', paymentMethodId: '…' };
+ */
+export interface PaymentMethodResult {
+  lastFour: string;
+  cardHolderName: string;
+  cardHolderEmail: string;
+  paymentMethodId: string;
 }
 
 /**
@@ -530,4 +582,126 @@ export interface CreateSubOrganizationResult {
 export interface WebhookEndpointResult {
   endpointId: string;
   webhookEndpoint: WebhookEndpoint;
+}
+
+/**
+ * `v1AppProof` as Keyhold makes it for `generateAppProofs`: a software proof, not a hardware
+ * attestation. `publicKey` is the signer's uncompressed P-256 key twice (the encryption half,
+ * then the signing half, as `@turnkey/crypto`'s `verifyAppProofSignature` reads it);
+ * `signature` is the 64-byte r‖s (hex) over sha256 of `proofPayload`, a JSON text naming the
+ * activity and holding its result. `verifyKeyholdAppProof` of `@keyhold/conformance` checks it.
+ * @example
+ * const proof: AppProof = { scheme: 'SIGNATURE_SCHEME_EPHEMERAL_KEY_P256', publicKey: '04…04…', proofPayload: '{…}', signature: '…' };
+ */
+export interface AppProof {
+  scheme: 'SIGNATURE_SCHEME_EPHEMERAL_KEY_P256';
+  publicKey: string;
+  proofPayload: string;
+  signature: string;
+}
+
+/**
+ * `v1BootProof` as a self-hosted Keyhold states it: no enclave and no AWS attestation
+ * (`awsAttestationDocB64` is empty). `qosManifestB64` is a base64 JSON statement of the
+ * server's version and published keys; `qosManifestEnvelopeB64` a base64 JSON envelope of its
+ * signature by the signer key; `deploymentLabel` says it is a software statement.
+ * @example
+ * const proof: BootProof = { ephemeralPublicKeyHex: '04…04…', awsAttestationDocB64: '', qosManifestB64: 'eyJ…', qosManifestEnvelopeB64: 'eyJ…', deploymentLabel: 'keyhold-self-hosted-software-statement', enclaveApp: 'keyhold', owner: 'self-hosted', createdAt: { seconds: '0', nanos: '0' } };
+ */
+export interface BootProof {
+  ephemeralPublicKeyHex: string;
+  awsAttestationDocB64: string;
+  qosManifestB64: string;
+  qosManifestEnvelopeB64: string;
+  deploymentLabel: string;
+  enclaveApp: string;
+  owner: string;
+  createdAt: Timestamp;
+  qosManifestVersion?: string;
+}
+
+/**
+ * `v1TvcOperator`: an operator of a TVC operator set (its key signs manifest approvals).
+ * @example
+ * const operator: TvcOperator = { id: '…', name: 'ops-1', publicKey: '02…', encryptPublicKey: '', signPublicKey: '02…', createdAt, updatedAt };
+ */
+export interface TvcOperator {
+  id: string;
+  name: string;
+  publicKey: string;
+  encryptPublicKey: string;
+  signPublicKey: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/**
+ * `v1TvcOperatorSet`: operators and the number of them that must approve.
+ * @example
+ * const set: TvcOperatorSet = { id: '…', name: 'manifest', organizationId: '…', operators: [], threshold: 1, createdAt, updatedAt };
+ */
+export interface TvcOperatorSet {
+  id: string;
+  name: string;
+  organizationId: string;
+  operators: TvcOperator[];
+  threshold: number;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/**
+ * `v1TvcApp` as get_tvc_app and list_tvc_apps show it.
+ * @example
+ * const app: TvcApp = { id: '…', organizationId: '…', name: 'oracle', quorumPublicKey: '04…', manifestSet, shareSet, enableEgress: false, publicDomain: '', enableDebugModeDeployments: false, createdAt, updatedAt };
+ */
+export interface TvcApp {
+  id: string;
+  organizationId: string;
+  name: string;
+  quorumPublicKey: string;
+  manifestSet: TvcOperatorSet;
+  shareSet: TvcOperatorSet;
+  enableEgress: boolean;
+  publicDomain: string;
+  enableDebugModeDeployments: boolean;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+/**
+ * `v1TvcDeployment` as get_tvc_deployment and list_tvc_app_deployments show it: the manifest
+ * (a JSON text of the deployment's parameters) and the operators' approvals of it.
+ * @example
+ * const deployment: TvcDeployment = { id: '…', organizationId: '…', appId: '…', manifestSet, shareSet, manifest, manifestApprovals: [], qosVersion: '0.1', pivotContainer, delete: false, debugMode: false, createdAt, updatedAt };
+ */
+export interface TvcDeployment {
+  id: string;
+  organizationId: string;
+  appId: string;
+  manifestSet: TvcOperatorSet;
+  shareSet: TvcOperatorSet;
+  manifest: { id: string; manifest: string; createdAt: Timestamp; updatedAt: Timestamp };
+  manifestApprovals: {
+    id: string;
+    manifestId: string;
+    operator: TvcOperator;
+    approval: string;
+    createdAt: Timestamp;
+    updatedAt: Timestamp;
+  }[];
+  qosVersion: string;
+  pivotContainer: {
+    containerUrl: string;
+    path: string;
+    args: string[];
+    hasPullSecret: boolean;
+    healthCheckType: string;
+    healthCheckPort: number;
+    publicIngressPort: number;
+  };
+  delete: boolean;
+  debugMode: boolean;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
 }

@@ -46,6 +46,7 @@ import {
   webhookSigningKey,
 } from '@keyhold/webhooks';
 import { ContainerModule } from 'inversify';
+import { softwareBootProof } from './boot-proof.js';
 import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
 import { observedKeyVault } from './observed-key-vault.js';
@@ -258,6 +259,16 @@ export const coreModule = () =>
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             options: ctx.get(ServerTokens.ActivityServiceOptions),
+            bootProof: softwareBootProof(
+              ctx.get<SignerKey>(SignerKey),
+              {
+                signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
+                notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
+                tlsFetcherSignPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
+                tlsFetcherEncryptPublicKey: ctx.get<SignerKey>(TlsFetcherEncryptKey).publicKey,
+              },
+              ctx.get<{ now(): number }>(Clock).now(),
+            ),
           }),
       )
       .inSingletonScope();

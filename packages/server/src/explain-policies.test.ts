@@ -251,10 +251,15 @@ describe('POST /keyhold/v1/explain_policies', () => {
   });
 
   it('refuses a bad activity body with the same Status as submit', async () => {
-    // A type of the public API that Keyhold does not serve at its endpoint.
-    const unserved = activityBody(t.organizationId, 'ACTIVITY_TYPE_CREATE_POLICY', {});
+    // A type of the public API that Keyhold refuses at its endpoint (selector policies).
+    const unserved = activityBody(t.organizationId, 'ACTIVITY_TYPE_CREATE_POLICY', {
+      policyName: 'selectors',
+      selectors: [],
+      effect: 'EFFECT_ALLOW',
+    });
     const [dry, real] = [await explain(unserved), await submit('create_policy', unserved)];
-    expect(real.status).toBe(501);
+    expect(real.status).toBe(400);
+    expect(real.body.details[0]).toMatchObject({ errorCode: 'SELECTOR_POLICY_NOT_AVAILABLE' });
     expect(dry.status).toBe(real.status);
     expect(dry.body).toEqual(real.body);
 

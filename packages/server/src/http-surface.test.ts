@@ -53,27 +53,31 @@ describe('the HTTP surface', () => {
 
   it('answers known but unserved endpoints with 501', async () => {
     const submit = await post(
-      '/public/v1/submit/upsert_gas_usage_config',
-      envelope('ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG', {}),
+      '/public/v1/submit/init_fiat_on_ramp',
+      envelope('ACTIVITY_TYPE_INIT_FIAT_ON_RAMP', {}),
     );
     expect(submit.status).toBe(501);
     expectStatus(submit.json, 12, 'activity type not supported');
     const query = await post(
-      '/public/v1/query/get_mfa_policies',
+      '/public/v1/query/list_fiat_on_ramp_credentials',
       JSON.stringify({ organizationId: server.organizationId }),
     );
     expect(query.status).toBe(501);
     expectStatus(query.json, 12, 'query not supported');
   });
 
-  it('answers an unserved version of a served endpoint with 501 (CREATE_POLICY V1, V2)', async () => {
+  it('refuses the selector versions of a served endpoint by name, not 501 (CREATE_POLICY V1, V2)', async () => {
     for (const type of ['ACTIVITY_TYPE_CREATE_POLICY', 'ACTIVITY_TYPE_CREATE_POLICY_V2']) {
       const submit = await post(
         '/public/v1/submit/create_policy',
         envelope(type, { policyName: 'p', selectors: [], effect: 'EFFECT_ALLOW' }),
       );
-      expect(submit.status).toBe(501);
-      expectStatus(submit.json, 12, 'activity type not supported');
+      expect(submit.status).toBe(400);
+      expectStatus(
+        submit.json,
+        9,
+        'selector policies (CREATE_POLICY V1 and V2) are not available in Keyhold: send CREATE_POLICY_V3 with a condition and a consensus expression',
+      );
     }
   });
 

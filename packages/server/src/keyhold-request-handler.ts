@@ -33,6 +33,7 @@ import {
   activityDefinitionsAt,
   internalStatus,
   KeyholdError,
+  Messages,
   type RawRequest,
   type RawResponse,
   type RequestHandler,
@@ -46,6 +47,7 @@ import {
 } from './keyhold-extensions.js';
 import { KNOWN_QUERY_PATHS, KNOWN_SUBMIT_PATHS } from './known-endpoints.js';
 import type { Logger } from './logger.js';
+import { NOT_AVAILABLE_QUERIES } from './not-available-queries.js';
 
 const SUBMIT = '/public/v1/submit/';
 const QUERY = '/public/v1/query/';
@@ -527,6 +529,16 @@ export class KeyholdRequestHandler implements RequestHandler {
       return json(200, { activity });
     }
     if (!QueryService.serves(name)) {
+      const reason = Object.hasOwn(NOT_AVAILABLE_QUERIES, name)
+        ? NOT_AVAILABLE_QUERIES[name]
+        : undefined;
+      if (reason !== undefined) {
+        throw new KeyholdError(
+          'QUERY_NOT_AVAILABLE',
+          { query: name, reason },
+          `${Messages.QUERY_NOT_AVAILABLE.message}: ${name} — ${reason}`,
+        );
+      }
       if (KNOWN_QUERY_PATHS.has(name)) throw new KeyholdError('UNSUPPORTED_QUERY', { path });
       throw new KeyholdError('NOT_FOUND', { path });
     }

@@ -23,6 +23,7 @@ import {
   type RateLimitOverrides,
   rateLimitRules,
   SignatureVerifier,
+  type SigningQuotas,
   Store,
 } from '@keyhold/activities';
 import { CryptoWorkPool, KeyVault, type SessionNotarizer } from '@keyhold/keys';
@@ -133,6 +134,8 @@ export interface KeyholdOptions {
   timestampToleranceMs?: number;
   /** How long an activity awaiting consensus accepts votes after its first. Default 24 hours. */
   consensusExpiryMs?: number;
+  /** Monthly signing quotas per root organization (`keyhold serve --signing-quota`); default none. */
+  quotas?: SigningQuotas;
   /**
    * Meters requests per lane — the client IP before authentication, the user and organization
    * once the stamp verified, weighted by what the request carries — and answers 429 over the
@@ -360,6 +363,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   if (options.webhooks?.allowPrivateDestinations) {
     serviceOptions.allowPrivateWebhookDestinations = true;
   }
+  if (options.quotas !== undefined) serviceOptions.quotas = options.quotas;
   constant<WebhookSettings>(ServerTokens.WebhookSettings, {
     brand: options.brand ?? 'Keyhold',
     allowPrivateDestinations: options.webhooks?.allowPrivateDestinations ?? false,

@@ -22,7 +22,8 @@
  * CREATE_INVITATIONS an invitation key; neither the bundles nor the private keys inside them
  * (opened with `decryptCredentialBundle`), nor the invitation key, appear in any table (the
  * `invitations` table and `api_keys` hold public keys only).
- * OAuth 2 client secrets too: a credential is created with one secret (encrypted by
+ * A payment card's number and CVV (SET_PAYMENT_METHOD V1) are in no table: only its last four
+ * digits and holder are kept. OAuth 2 client secrets too: a credential is created with one secret (encrypted by
  * `encryptOauth2ClientSecret` to `tlsFetcherEncryptPublicKey`) and updated with another; neither
  * secret appears in any table, in the clear or hex/base64-encoded (the `oauth2_credentials`
  * table holds each sealed, which the scanner is shown to find).
@@ -387,6 +388,21 @@ async function secretsStaySealed(target: Target) {
       oauthProviders: [{ providerName: 'OP', oidcToken: idToken }],
     });
 
+    // A payment card (SET_PAYMENT_METHOD V1): only its last four digits and holder are kept.
+    const card = { number: '4111111111111111', cvv: '739' };
+    const paymentMethod = await client.run<{ lastFour: string }>(
+      'ACTIVITY_TYPE_SET_PAYMENT_METHOD',
+      {
+        number: card.number,
+        cvv: card.cvv,
+        expiryMonth: '12',
+        expiryYear: '2031',
+        cardHolderName: 'Ada Lovelace',
+        cardHolderEmail: 'ada@example.com',
+      },
+    );
+    expect(paymentMethod.lastFour).toBe('1111');
+
     // The secrets, revealed with the master key from the sealed values in the store.
     const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
       wallets: await tx.wallets.list(organizationId),
@@ -420,6 +436,9 @@ async function secretsStaySealed(target: Target) {
     expect(needles.length).toBe(2 * perMnemonic(12) + perMnemonic(24) + 12 * 3);
     needles.push(
       ...codes.map((code, i) => ({ what: `one-time code ${i}`, text: code, anyCase: true })),
+      { what: 'card number', text: card.number, anyCase: false },
+      { what: 'card number, first twelve digits', text: card.number.slice(0, 12), anyCase: false },
+      { what: 'card CVV', text: `"${card.cvv}"`, anyCase: false },
       ...clientSecrets.flatMap((secret, i) => [
         { what: `OAuth 2 client secret ${i}`, text: secret, anyCase: true },
         ...bytesNeedles(`OAuth 2 client secret ${i}`, new TextEncoder().encode(secret)),
@@ -443,6 +462,7 @@ async function secretsStaySealed(target: Target) {
       'invitations',
       'oauth2_credentials',
       'oauth_providers',
+      'organization_documents',
     ]) {
       expect(dump.get(table)!.length, table).toBeGreaterThan(0);
     }

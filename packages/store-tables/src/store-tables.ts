@@ -12,6 +12,7 @@ import { AUTHENTICATORS } from './tables/authenticators.js';
 import { INVITATIONS } from './tables/invitations.js';
 import { OAUTH_PROVIDERS } from './tables/oauth-providers.js';
 import { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
+import { ORGANIZATION_DOCUMENTS } from './tables/organization-documents.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
 import { PAYMENTS } from './tables/payments.js';
@@ -55,6 +56,7 @@ export const STORE_TABLES = {
   smartContractInterfaces: SMART_CONTRACT_INTERFACES,
   payments: PAYMENTS,
   oauthProviders: OAUTH_PROVIDERS,
+  organizationDocuments: ORGANIZATION_DOCUMENTS,
 } as const;
 
 /**

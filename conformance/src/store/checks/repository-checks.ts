@@ -619,6 +619,65 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     },
   );
 
+  check(
+    'organization documents: get by kind and id, list by creation, upsert, delete, conflict; gone with the organization',
+    async () => {
+      const org = organization({ parentOrganizationId: undefined });
+      const orgId = org.organizationId;
+      const feature = {
+        organizationId: orgId,
+        kind: 'feature' as const,
+        documentId: 'FEATURE_NAME_WEBHOOK',
+        body: { value: 'https://hooks.example' },
+        createdAt: 2,
+        updatedAt: 2,
+      };
+      const app = {
+        organizationId: orgId,
+        kind: 'tvc_app' as const,
+        documentId: fresh('app'),
+        body: { name: 'oracle', operatorIds: ['a', 'b'], nested: { threshold: 2 } },
+        createdAt: 1,
+        updatedAt: 1,
+      };
+      // The same id under another kind is another document.
+      const sameIdOtherKind = { ...feature, kind: 'auth_proxy' as const, body: {}, createdAt: 3 };
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.organizationDocuments.insert(feature);
+        await t.organizationDocuments.insert(app);
+        await t.organizationDocuments.insert(sameIdOtherKind);
+      });
+      expect(await tx((t) => t.organizationDocuments.list(orgId))).toEqual([
+        app,
+        feature,
+        sameIdOtherKind,
+      ]);
+      expect(
+        await tx((t) => t.organizationDocuments.get(orgId, 'tvc_app', app.documentId)),
+      ).toEqual(app);
+      expect(
+        await tx((t) => t.organizationDocuments.get(orgId, 'tvc_deployment', app.documentId)),
+      ).toBeUndefined();
+      expect(await conflict(tx((t) => t.organizationDocuments.insert(feature)))).toBe(
+        'organization_document_pkey',
+      );
+      const updated = { ...feature, body: { value: '' }, updatedAt: 9 };
+      await tx((t) => t.organizationDocuments.update(updated));
+      expect(
+        await tx((t) => t.organizationDocuments.get(orgId, 'feature', feature.documentId)),
+      ).toEqual(updated);
+      await tx((t) => t.organizationDocuments.delete(orgId, 'tvc_app', app.documentId));
+      await tx((t) => t.organizationDocuments.delete(orgId, 'feature', fresh('missing')));
+      expect(await tx((t) => t.organizationDocuments.list(orgId))).toEqual([
+        updated,
+        sameIdOtherKind,
+      ]);
+      await tx((t) => t.organizations.delete(orgId));
+      expect(await tx((t) => t.organizationDocuments.list(orgId))).toEqual([]);
+    },
+  );
+
   check('wallet accounts: creation order, per-wallet listing, lookups, conflicts', async () => {
     const org = fresh('org');
     const [wa, wb] = [fresh('wallet'), fresh('wallet')];
@@ -1136,6 +1195,38 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     const after = await tx((t) => t.activities.get(org, a.id));
     expect(after?.votes.map((v) => v.id).sort()).toEqual(['vote-1', 'vote-2', 'vote-3', 'vote-4']);
   });
+
+  check(
+    'activities: countInTree counts the organization and its sub-organizations, by filter and time',
+    async () => {
+      const root = organization({ parentOrganizationId: undefined });
+      const child = organization({ parentOrganizationId: root.organizationId });
+      const stranger = organization({ parentOrganizationId: undefined });
+      const sign = 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2' as const;
+      const at = (organizationId: string, createdAt: number, o: Partial<ActivityRecord> = {}) =>
+        activity(organizationId, { type: sign, createdAt, updatedAt: createdAt, ...o });
+      await tx(async (t) => {
+        for (const o of [root, child, stranger]) await t.organizations.insert(o);
+        for (const a of [
+          at(root.organizationId, 100),
+          at(root.organizationId, 200),
+          at(child.organizationId, 300),
+          at(root.organizationId, 50), // before the window
+          at(root.organizationId, 400, { status: 'ACTIVITY_STATUS_FAILED' }),
+          at(child.organizationId, 500, { type: 'ACTIVITY_TYPE_CREATE_WALLET' }),
+          at(stranger.organizationId, 600),
+        ]) {
+          await t.activities.insert(a);
+        }
+      });
+      const filter = { statuses: ['ACTIVITY_STATUS_COMPLETED' as const], types: [sign] };
+      expect(await tx((t) => t.activities.countInTree(root.organizationId, filter, 100))).toBe(3);
+      expect(await tx((t) => t.activities.countInTree(root.organizationId, filter, 0))).toBe(4);
+      expect(await tx((t) => t.activities.countInTree(root.organizationId, {}, 100))).toBe(5);
+      expect(await tx((t) => t.activities.countInTree(child.organizationId, filter, 0))).toBe(1);
+      expect(await tx((t) => t.activities.countInTree(fresh('org'), filter, 0))).toBe(0);
+    },
+  );
 
   check('activities: newest first by id, filters, cursors', async () => {
     const org = fresh('org');

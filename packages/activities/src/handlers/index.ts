@@ -27,6 +27,13 @@ import {
   deleteInvitationHandler,
 } from './invitations.js';
 import {
+  activateBillingTierHandler,
+  createOrganizationHandler,
+  deleteOrganizationHandler,
+  deletePaymentMethodHandler,
+  setPaymentMethodHandler,
+} from './legacy-and-billing.js';
+import {
   deletePrivateKeysHandler,
   deleteWalletAccountsHandler,
   deleteWalletsHandler,
@@ -45,6 +52,13 @@ import {
   updateOrganizationNameHandler,
   updateRootQuorumHandler,
 } from './organization.js';
+import {
+  disableAuthProxyHandler,
+  enableAuthProxyHandler,
+  removeOrganizationFeatureHandler,
+  setOrganizationFeatureHandler,
+  updateAuthProxyConfigHandler,
+} from './organization-settings.js';
 import {
   initOtpAuthHandler,
   initOtpHandler,
@@ -80,6 +94,11 @@ import {
   updatePrivateKeyTagHandler,
   updateUserTagHandler,
 } from './tags.js';
+import {
+  createTvcAppHandler,
+  createTvcDeploymentHandler,
+  createTvcManifestApprovalsHandler,
+} from './tvc.js';
 import { updateUserHandler, updateUserNameHandler } from './update-user.js';
 import { updateUserEmailHandler, updateUserPhoneNumberHandler } from './update-user-contact.js';
 import {
@@ -186,6 +205,19 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   OAUTH: oauthHandler,
   CREATE_SMART_CONTRACT_INTERFACE: createSmartContractInterfaceHandler,
   DELETE_SMART_CONTRACT_INTERFACE: deleteSmartContractInterfaceHandler,
+  SET_ORGANIZATION_FEATURE: setOrganizationFeatureHandler,
+  REMOVE_ORGANIZATION_FEATURE: removeOrganizationFeatureHandler,
+  ENABLE_AUTH_PROXY: enableAuthProxyHandler,
+  DISABLE_AUTH_PROXY: disableAuthProxyHandler,
+  UPDATE_AUTH_PROXY_CONFIG: updateAuthProxyConfigHandler,
+  CREATE_TVC_APP: createTvcAppHandler,
+  CREATE_TVC_DEPLOYMENT: createTvcDeploymentHandler,
+  CREATE_TVC_MANIFEST_APPROVALS: createTvcManifestApprovalsHandler,
+  CREATE_ORGANIZATION: createOrganizationHandler,
+  DELETE_ORGANIZATION: deleteOrganizationHandler,
+  SET_PAYMENT_METHOD: setPaymentMethodHandler,
+  DELETE_PAYMENT_METHOD: deletePaymentMethodHandler,
+  ACTIVATE_BILLING_TIER: activateBillingTierHandler,
 };
 
 /**

@@ -1,5 +1,5 @@
 /**
- * CREATE_POLICY (V3), CREATE_POLICIES, UPDATE_POLICY (V1, V2), DELETE_POLICY, DELETE_POLICIES.
+ * CREATE_POLICY (V3; V1 and V2 refused), CREATE_POLICIES, UPDATE_POLICY (V1, V2), DELETE_POLICY, DELETE_POLICIES.
  * Expressions are parsed and type-checked before anything is stored (a bad one refuses the
  * request, 400); names are unique in the organization ("policy label must be unique").
  * @module
@@ -11,7 +11,7 @@ import type { PolicyRecord } from '../records.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 
 /** A policy to create: CREATE_POLICY V3's intent, also each of CREATE_POLICIES' `policies`. */
-type PolicyParams = IntentOfKind<'CREATE_POLICY'>;
+type PolicyParams = IntentOf<'ACTIVITY_TYPE_CREATE_POLICY_V3'>;
 
 /** An expression as stored: absent when empty. */
 const expression = (text: string | undefined): string | undefined =>
@@ -68,9 +68,18 @@ async function createPolicy(ctx: ActivityContext, p: PolicyParams): Promise<stri
 const checkTexts = (p: PolicyParams, context: Record<string, unknown> = {}) =>
   checkPolicyTexts({ condition: p.condition, consensus: p.consensus, time: p.time }, context);
 
+/** V1 and V2 (selector policies) are refused before anything is stored: see the catalogue. */
+const isV3 = (p: IntentOfKind<'CREATE_POLICY'>): p is PolicyParams => !('selectors' in p);
+
 export const createPolicyHandler: HandlerOf<'CREATE_POLICY'> = {
-  precheck: (p) => checkTexts(p),
+  precheck(p, definition) {
+    if (definition.version < 3 || !isV3(p)) {
+      throw new KeyholdError('SELECTOR_POLICY_NOT_AVAILABLE', { type: definition.type });
+    }
+    checkTexts(p);
+  },
   async execute(ctx, p) {
+    if (!isV3(p)) throw new KeyholdError('SELECTOR_POLICY_NOT_AVAILABLE', {});
     return { policyId: await createPolicy(ctx, p) };
   },
 };

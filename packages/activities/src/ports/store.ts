@@ -18,6 +18,8 @@ import type {
   InvitationRecord,
   Oauth2CredentialRecord,
   OauthProviderRecord,
+  OrganizationDocumentKind,
+  OrganizationDocumentRecord,
   OrganizationRecord,
   OtpRecord,
   PaymentRecord,
@@ -256,6 +258,11 @@ export interface ActivityRepository {
   ): Promise<ActivityRecord[]>;
   insert(record: ActivityRecord): Promise<void>;
   update(record: ActivityRecord): Promise<void>;
+  /**
+   * How many activities of the organization and of its sub-organizations match `filter` and
+   * were created at `sinceMs` or later (a quota's count: every instance sees the same).
+   */
+  countInTree(rootOrganizationId: string, filter: ActivityFilter, sinceMs: number): Promise<number>;
 }
 
 /**
@@ -364,6 +371,25 @@ export interface Oauth2CredentialRepository {
 }
 
 /**
+ * Organization documents (features, the auth proxy's configuration, TVC records, payment
+ * methods, the billing tier, app proofs), keyed by organization, kind and id; `list` gives
+ * every kind of one organization by `createdAt` (callers pick their kind).
+ */
+export interface OrganizationDocumentRepository {
+  get(
+    organizationId: string,
+    kind: OrganizationDocumentKind,
+    documentId: string,
+  ): Promise<OrganizationDocumentRecord | undefined>;
+  list(organizationId: string): Promise<OrganizationDocumentRecord[]>;
+  /** Refuses a taken key (StoreConflictError `organization_document_pkey`). */
+  insert(record: OrganizationDocumentRecord): Promise<void>;
+  /** An upsert. */
+  update(record: OrganizationDocumentRecord): Promise<void>;
+  delete(organizationId: string, kind: OrganizationDocumentKind, documentId: string): Promise<void>;
+}
+
+/**
  * The payment gateway's payments (`@keyhold/payments`), one per EIP-3009 authorization
  * (`authorizationKey` unique across organizations: a replay finds the first).
  */
@@ -459,6 +485,7 @@ export interface StoreTransaction {
   readonly smartContractInterfaces: SmartContractInterfaceRepository;
   readonly payments: PaymentRepository;
   readonly oauthProviders: OauthProviderRepository;
+  readonly organizationDocuments: OrganizationDocumentRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

@@ -30,12 +30,15 @@ import {
   listPrivateKeyTags,
   listUserTags,
 } from './policy-queries.js';
+import { getBootProof, getLatestBootProof, listAppProofs } from './proof-queries.js';
 import type { QueryHandler, QueryHandlerMap } from './query-handler.js';
+import { getOrganizationConfigs } from './settings-queries.js';
 import {
   getSmartContractInterface,
   listSmartContractInterfaces,
 } from './smart-contract-interface-queries.js';
 import { listSubOrganizations, listVerifiedSubOrganizations } from './sub-organization-queries.js';
+import { getTvcApp, getTvcDeployment, listTvcAppDeployments, listTvcApps } from './tvc-queries.js';
 import { listWebhookEndpoints } from './webhook-queries.js';
 
 export type {
@@ -81,6 +84,14 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   list_smart_contract_interfaces: listSmartContractInterfaces,
   list_suborgs: listSubOrganizations,
   list_verified_suborgs: listVerifiedSubOrganizations,
+  get_organization_configs: getOrganizationConfigs,
+  list_app_proofs: listAppProofs,
+  get_boot_proof: getBootProof,
+  get_latest_boot_proof: getLatestBootProof,
+  get_tvc_app: getTvcApp,
+  list_tvc_apps: listTvcApps,
+  get_tvc_deployment: getTvcDeployment,
+  list_tvc_app_deployments: listTvcAppDeployments,
 };
 
 /**

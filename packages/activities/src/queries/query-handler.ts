@@ -2,7 +2,7 @@
  * What one query does, given the validated body and the authenticated principal.
  * @module
  */
-import type { QueryName, QueryOf } from '@keyhold/protocol';
+import type { BootProof, QueryName, QueryOf } from '@keyhold/protocol';
 import type { StoreTransaction } from '../ports/store.js';
 import type { SessionReader } from '../read-only-session.js';
 import type { OrganizationRecord } from '../records.js';
@@ -16,6 +16,8 @@ export interface QueryContext {
   readonly now: number;
   /** How long after its first vote an activity may still be approved (for canApprove). */
   readonly consensusExpiryMs: number;
+  /** This server's software boot proof (get_boot_proof), when the server made one. */
+  readonly bootProof?: BootProof;
 }
 
 /**

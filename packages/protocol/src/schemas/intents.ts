@@ -23,6 +23,7 @@ import {
   type Properties,
   type Schema,
   str,
+  stringMap,
   uuid,
   withError,
 } from './schema-builders.js';
@@ -128,6 +129,90 @@ export const SMART_CONTRACT_INTERFACE_TYPES = [
  * precheck also bounds its UTF-8 bytes and what parsing it may cost.
  */
 export const SMART_CONTRACT_INTERFACE_MAX_LENGTH = 409_600;
+/** `v1FeatureName`: the organization features SET_ORGANIZATION_FEATURE may set. */
+export const FEATURE_NAMES = [
+  'FEATURE_NAME_ROOT_USER_EMAIL_RECOVERY',
+  'FEATURE_NAME_WEBAUTHN_ORIGINS',
+  'FEATURE_NAME_EMAIL_AUTH',
+  'FEATURE_NAME_EMAIL_RECOVERY',
+  'FEATURE_NAME_WEBHOOK',
+  'FEATURE_NAME_SMS_AUTH',
+  'FEATURE_NAME_OTP_EMAIL_AUTH',
+  'FEATURE_NAME_AUTH_PROXY',
+  'FEATURE_NAME_SOLANA_RENT_PREFUND_ENABLED',
+  'FEATURE_NAME_SWAP_CONFIG',
+  'FEATURE_NAME_EARN_CONFIG',
+] as const;
+const featureName = () => enumOf(FEATURE_NAMES, 'INVALID_FEATURE_NAME', 'INVALID_FEATURE_NAME');
+
+/** A bounded list of short strings in the auth proxy's configuration. */
+const proxyList = () =>
+  withError(arr(str({ maxLength: 2048 }), { maxItems: 50 }), 'INVALID_AUTH_PROXY_CONFIG');
+const proxyText = () => withError(str({ maxLength: 2048 }), 'INVALID_AUTH_PROXY_CONFIG');
+const proxySeconds = () =>
+  withError(int({ minimum: 0, maximum: 31_536_000 }), 'INVALID_AUTH_PROXY_CONFIG');
+
+/** `v1UpdateAuthProxyConfigIntent`: stored as given, read by the auth proxy. */
+const updateAuthProxyConfigIntent = obj({
+  allowedOrigins: proxyList(),
+  allowedAuthMethods: proxyList(),
+  sendFromEmailAddress: proxyText(),
+  replyToEmailAddress: proxyText(),
+  emailAuthTemplateId: proxyText(),
+  otpTemplateId: proxyText(),
+  emailCustomizationParams: obj({
+    appName: proxyText(),
+    logoUrl: proxyText(),
+    magicLinkTemplate: proxyText(),
+    templateVariables: withError(str({ maxLength: 16384 }), 'INVALID_AUTH_PROXY_CONFIG'),
+    templateId: proxyText(),
+  }),
+  smsCustomizationParams: obj({ template: proxyText() }),
+  walletKitSettings: obj({
+    enabledSocialProviders: proxyList(),
+    oauthClientIds: withError(stringMap(2048, 50), 'INVALID_AUTH_PROXY_CONFIG'),
+    oauthRedirectUrl: proxyText(),
+  }),
+  otpExpirationSeconds: proxySeconds(),
+  verificationTokenExpirationSeconds: proxySeconds(),
+  sessionExpirationSeconds: proxySeconds(),
+  otpAlphanumeric: bool(),
+  otpLength: withError(int({ minimum: 6, maximum: 9 }), 'INVALID_AUTH_PROXY_CONFIG'),
+  sendFromEmailSenderName: proxyText(),
+  verificationTokenRequiredForGetAccountPii: bool(),
+  socialLinkingClientIds: proxyList(),
+  captchaEnabled: bool(),
+});
+
+/** `v1TvcOperatorSetParams`: a new operator set, of new and existing operators. */
+const tvcOperatorSetParams = withError(
+  obj(
+    {
+      name: name(),
+      threshold: int({ minimum: 1, maximum: 100 }),
+      newOperators: arr(
+        obj(
+          {
+            name: name(),
+            // A P-256 public key (hex, compressed or uncompressed) that signs approvals.
+            publicKey: str({ pattern: '^(0x)?([0-9a-fA-F]{66}|[0-9a-fA-F]{130})$' }),
+          },
+          ['name', 'publicKey'],
+        ),
+        { maxItems: 20 },
+      ),
+      existingOperatorIds: arr(uuid(), { maxItems: 20 }),
+    },
+    ['name', 'threshold'],
+  ),
+  'INVALID_TVC_OPERATOR_SET',
+);
+const tvcText = (max = 2048) => str({ maxLength: max });
+const tvcArgs = () => arr(tvcText(), { maxItems: 64 });
+
+/** SET_PAYMENT_METHOD (V1): a card. Only its last four digits and its holder are kept. */
+const paymentCard = () =>
+  withError(str({ pattern: '^[0-9]{12,19}$' }), 'INVALID_PAYMENT_CARD', 'INVALID_PAYMENT_CARD');
 
 /** The only webhook event type Keyhold emits (interface spec, Events). */
 export const WEBHOOK_EVENT_TYPES = ['ACTIVITY_UPDATES'] as const;
@@ -779,6 +864,156 @@ export const INTENT_SCHEMAS = {
     },
     ['oidcToken', 'targetPublicKey'],
   ),
+
+  ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE: obj(
+    { name: featureName(), value: str({ maxLength: 4096 }) },
+    ['name'],
+  ),
+  ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE: obj({ name: featureName() }, ['name']),
+  ACTIVITY_TYPE_ENABLE_AUTH_PROXY: obj({}, []),
+  ACTIVITY_TYPE_DISABLE_AUTH_PROXY: obj({}, []),
+  ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG: updateAuthProxyConfigIntent,
+
+  // TVC: the spec's members and those of the published client (enableEgress, health checks).
+  ACTIVITY_TYPE_CREATE_TVC_APP: obj(
+    {
+      name: name(),
+      quorumPublicKey: str({ minLength: 1, maxLength: 1024 }),
+      manifestSetId: uuid(),
+      manifestSetParams: tvcOperatorSetParams,
+      shareSetId: uuid(),
+      shareSetParams: tvcOperatorSetParams,
+      externalConnectivity: bool(),
+      enableEgress: bool(),
+      enableDebugModeDeployments: bool(),
+    },
+    ['name', 'quorumPublicKey'],
+  ),
+  ACTIVITY_TYPE_CREATE_TVC_DEPLOYMENT: obj(
+    {
+      appId: uuid(),
+      qosVersion: str({ minLength: 1, maxLength: 128 }),
+      pivotContainerImageUrl: str({ minLength: 1, maxLength: 2048 }),
+      pivotPath: str({ minLength: 1, maxLength: 2048 }),
+      pivotArgs: tvcArgs(),
+      expectedPivotDigest: str({ minLength: 1, maxLength: 256 }),
+      hostContainerImageUrl: tvcText(),
+      hostPath: tvcText(),
+      hostArgs: tvcArgs(),
+      nonce: int({ minimum: 0 }),
+      pivotContainerEncryptedPullSecret: tvcText(65536),
+      debugMode: bool(),
+      healthCheckType: tvcText(64),
+      healthCheckPort: int({ minimum: 0, maximum: 65535 }),
+      publicIngressPort: int({ minimum: 0, maximum: 65535 }),
+      replicas: int({ minimum: 0, maximum: 100 }),
+      instanceSizeCpus: int({ minimum: 0, maximum: 1024 }),
+      instanceSizeRam: int({ minimum: 0, maximum: 1_048_576 }),
+    },
+    ['appId', 'qosVersion', 'pivotContainerImageUrl', 'pivotPath', 'expectedPivotDigest'],
+  ),
+  ACTIVITY_TYPE_CREATE_TVC_MANIFEST_APPROVALS: obj(
+    {
+      manifestId: uuid(),
+      approvals: nonEmpty(
+        obj({ operatorId: uuid(), signature: str({ minLength: 1, maxLength: 1024 }) }, [
+          'operatorId',
+          'signature',
+        ]),
+        20,
+      ),
+    },
+    ['manifestId', 'approvals'],
+  ),
+
+  // Legacy and billing: what the hosted service keeps, as a self-hosted instance treats it.
+  ACTIVITY_TYPE_CREATE_ORGANIZATION: obj(
+    {
+      organizationName: name(),
+      rootEmail: str({ maxLength: 320 }),
+      rootAuthenticator: authenticatorParamsV1,
+      rootUserId: uuid(),
+    },
+    ['organizationName'],
+  ),
+  ACTIVITY_TYPE_CREATE_ORGANIZATION_V2: obj(
+    {
+      organizationName: name(),
+      rootEmail: str({ maxLength: 320 }),
+      rootAuthenticator: authenticatorParamsV2,
+      rootUserId: uuid(),
+    },
+    ['organizationName'],
+  ),
+  ACTIVITY_TYPE_DELETE_ORGANIZATION: obj({ organizationId: uuid() }, ['organizationId']),
+  ACTIVITY_TYPE_CREATE_POLICY: obj(
+    {
+      policyName: name(),
+      selectors: arr(
+        obj({
+          subject: str({ maxLength: 1024 }),
+          operator: str({ maxLength: 64 }),
+          target: str({ maxLength: 1024 }),
+        }),
+      ),
+      effect: str({ maxLength: 64 }),
+      notes: str({ maxLength: 4096 }),
+    },
+    ['policyName'],
+  ),
+  ACTIVITY_TYPE_CREATE_POLICY_V2: obj(
+    {
+      policyName: name(),
+      selectors: arr(
+        obj({
+          subject: str({ maxLength: 1024 }),
+          operator: str({ maxLength: 64 }),
+          targets: arr(str({ maxLength: 1024 })),
+        }),
+      ),
+      effect: str({ maxLength: 64 }),
+      notes: str({ maxLength: 4096 }),
+    },
+    ['policyName'],
+  ),
+  ACTIVITY_TYPE_SET_PAYMENT_METHOD: obj(
+    {
+      number: paymentCard(),
+      cvv: withError(
+        str({ pattern: '^[0-9]{3,4}$' }),
+        'INVALID_PAYMENT_CARD',
+        'INVALID_PAYMENT_CARD',
+      ),
+      expiryMonth: withError(
+        str({ pattern: '^(0?[1-9]|1[0-2])$' }),
+        'INVALID_PAYMENT_CARD',
+        'INVALID_PAYMENT_CARD',
+      ),
+      expiryYear: withError(
+        str({ pattern: '^[0-9]{2}([0-9]{2})?$' }),
+        'INVALID_PAYMENT_CARD',
+        'INVALID_PAYMENT_CARD',
+      ),
+      cardHolderEmail: str({ maxLength: 320 }),
+      cardHolderName: str({ maxLength: 256 }),
+    },
+    ['number', 'cvv', 'expiryMonth', 'expiryYear', 'cardHolderName'],
+  ),
+  ACTIVITY_TYPE_SET_PAYMENT_METHOD_V2: obj(
+    {
+      paymentMethodId: str({ minLength: 1, maxLength: 256 }),
+      cardHolderEmail: str({ maxLength: 320 }),
+      cardHolderName: str({ maxLength: 256 }),
+    },
+    ['paymentMethodId', 'cardHolderName'],
+  ),
+  ACTIVITY_TYPE_DELETE_PAYMENT_METHOD: obj(
+    { paymentMethodId: str({ minLength: 1, maxLength: 256 }) },
+    ['paymentMethodId'],
+  ),
+  ACTIVITY_TYPE_ACTIVATE_BILLING_TIER: obj({ productId: str({ minLength: 1, maxLength: 256 }) }, [
+    'productId',
+  ]),
 
   ACTIVITY_TYPE_APPROVE_ACTIVITY: obj({ fingerprint: str({ minLength: 1, maxLength: 256 }) }, [
     'fingerprint',

@@ -97,4 +97,12 @@ export const QUERY_SCHEMAS = {
     filterValue: str({ maxLength: 8192 }),
     paginationOptions,
   }),
+  get_organization_configs: q({}),
+  list_app_proofs: q({ activityId: uuid() }, ['activityId']),
+  get_boot_proof: q({ ephemeralKey: str({ maxLength: 1024 }) }, ['ephemeralKey']),
+  get_latest_boot_proof: q({ appName: str({ maxLength: 256 }) }),
+  get_tvc_app: q({ tvcAppId: uuid() }, ['tvcAppId']),
+  list_tvc_apps: q({}),
+  get_tvc_deployment: q({ deploymentId: uuid() }, ['deploymentId']),
+  list_tvc_app_deployments: q({ appId: uuid() }, ['appId']),
 } as const satisfies Record<string, Schema>;

@@ -191,6 +191,17 @@ export function openObj<const P extends Properties, R extends keyof P & string =
 }
 
 /**
+ * An object of string values under any keys (a map), at most `maxProperties` of them.
+ * @example
+ * stringMap(2048, 50); // Schema<Record<string, string>>
+ */
+export const stringMap = (
+  maxLength: number,
+  maxProperties: number,
+): Schema<Record<string, string>> =>
+  typed({ type: 'object', maxProperties, additionalProperties: { type: 'string', maxLength } });
+
+/**
  * With an annotation attached.
  * @example
  * withError(int({ minimum: 1 }), 'INVALID_QUORUM_THRESHOLD', 'INVALID_QUORUM_THRESHOLD');
