@@ -96,6 +96,8 @@ class State {
   invitations = new MemoryTable(STORE_TABLES.invitations, this.next);
   oauth2Credentials = new MemoryTable(STORE_TABLES.oauth2Credentials, this.next);
   payments = new MemoryTable(STORE_TABLES.payments, this.next);
+  sendTransactions = new MemoryTable(STORE_TABLES.sendTransactions, this.next);
+  gasUsageConfigs = new MemoryTable(STORE_TABLES.gasUsageConfigs, this.next);
   paymentByAuthorization = this.payments.finder(['authorizationKey']);
   paymentsByStatus = this.payments.lister(['status']);
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
@@ -290,6 +292,12 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
         for (const c of await tx.oauth2Credentials.list(org)) {
           await tx.oauth2Credentials.delete(org, c.oauth2CredentialId);
+        }
+        for (const r of await tx.sendTransactions.list(org)) {
+          await s.sendTransactions.over(j).delete(org, r.sendTransactionStatusId);
+        }
+        for (const r of await tx.gasUsageConfigs.list(org)) {
+          await s.gasUsageConfigs.over(j).delete(org, r.gasUsageConfigId);
         }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
@@ -551,6 +559,8 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     },
     invitations: s.invitations.over(j),
     oauth2Credentials: s.oauth2Credentials.over(j),
+    sendTransactions: s.sendTransactions.over(j),
+    gasUsageConfigs: s.gasUsageConfigs.over(j),
     payments: {
       ...s.payments.over(j),
       async findByAuthorization(authorizationKey) {

@@ -39,6 +39,8 @@ const TABLE_VERSIONS = {
   invitations: 11,
   oauth2_credentials: 13,
   payments: 14,
+  send_transactions: 16,
+  gas_usage_configs: 16,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

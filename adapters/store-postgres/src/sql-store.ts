@@ -134,6 +134,8 @@ class AuditLogRepositoryOver implements AuditLogRepository {
 const invitations = new SqlTable(STORE_TABLES.invitations);
 const oauth2Credentials = new SqlTable(STORE_TABLES.oauth2Credentials);
 const payments = new SqlTable(STORE_TABLES.payments);
+const sendTransactions = new SqlTable(STORE_TABLES.sendTransactions);
+const gasUsageConfigs = new SqlTable(STORE_TABLES.gasUsageConfigs);
 const paymentByAuthorization = payments.finder(['authorizationKey']);
 const paymentsByStatus = payments.lister(['status']);
 const webhookDeliveries = new SqlTable(STORE_TABLES.webhookDeliveries);
@@ -291,6 +293,8 @@ class OrganizationRepositoryOver
       'otps',
       'invitations',
       'oauth2_credentials',
+      'send_transactions',
+      'gas_usage_configs',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -618,6 +622,8 @@ function transactionOver(
     invitations: new SqlRepository(invitations, db),
     oauth2Credentials: new SqlRepository(oauth2Credentials, db),
     payments: new PaymentRepositoryOver(db),
+    sendTransactions: new SqlRepository(sendTransactions, db),
+    gasUsageConfigs: new SqlRepository(gasUsageConfigs, db),
   };
 }
 

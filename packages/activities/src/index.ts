@@ -24,6 +24,9 @@ export {
 } from './audit/audit-chain.js';
 export { keywordsOfActivityType } from './decision/keyword-availability.js';
 export { checkPolicyTexts } from './decision/policy-errors.js';
+export { type GasSponsor, microUsd, usdOf } from './handlers/gas-sponsorship.js';
+export { decodeRevert, type RevertEntry } from './handlers/revert-chain.js';
+export { EVM_CAIP2_NETWORKS } from './handlers/send-transaction.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,
@@ -39,6 +42,18 @@ export {
   type PolicyExplanation,
 } from './policy-explainer.js';
 export { Clock, systemClock } from './ports/clock.js';
+export {
+  type EvmCallRequest,
+  EvmExecutionRevertedError,
+  type EvmRefusalReason,
+  type EvmSendChain,
+  type EvmSendReceipt,
+  EvmTransactionRefusedError,
+  isEvmChainUnavailable,
+  noSendTransactionChains,
+  SendTransactionChains,
+  sendTransactionChainsOf,
+} from './ports/evm-send-chain.js';
 export { Ids, randomIds } from './ports/ids.js';
 export { LOG_LEVELS, Logger, type LogLevel, silentLogger } from './ports/logger.js';
 export {
@@ -154,6 +169,7 @@ export type {
   AuditEntryRecord,
   AuditHeadRecord,
   AuthenticatorRecord,
+  GasUsageConfigRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
   OrganizationRecord,
@@ -165,6 +181,7 @@ export type {
   PolicyRecord,
   PrivateKeyRecord,
   PrivateKeyTagRecord,
+  SendTransactionRecord,
   TagRecord,
   UserRecord,
   UserTagRecord,

@@ -3,10 +3,12 @@
  * store nothing. whoami alone also answers a sub-organization's user who names the parent.
  * @module
  */
+
 import { KeyholdError, validateQuery } from '@keyhold/protocol';
 import { requireOrganization } from './activity-service.js';
 import { DEFAULT_CONSENSUS_EXPIRY_MS } from './decision/voting-rights.js';
 import type { Clock } from './ports/clock.js';
+import { noSendTransactionChains, type SendTransactionChains } from './ports/evm-send-chain.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
 import { findPrincipal, findWhoamiPrincipal } from './principal.js';
@@ -28,6 +30,8 @@ import {
 /** What a QueryService runs on. Queries store nothing, so there is no vault and no Ids. */
 export interface QueryServiceDeps {
   store: Store;
+  /** The EVM chains of the send-transaction queries. Default: none (EVM_RPC_NOT_CONFIGURED). */
+  chains?: SendTransactionChains;
   verifier: SignatureVerifier;
   clock: Clock;
   /**
@@ -106,6 +110,7 @@ export class QueryService {
           principal,
           now,
           consensusExpiryMs: this.deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS,
+          chains: this.deps.chains ?? noSendTransactionChains,
         },
         body,
       );

@@ -106,7 +106,12 @@ const HELP = `usage: keyhold serve [options]
   --evm-rpc NETWORK=URL             serve the payment gateway (an x402 facilitator) at <url>/pay
                                     on this chain; NETWORK is base-sepolia or base-mainnet;
                                     repeatable. Needs --bootstrap-api-public-key: the settlement
-                                    key is a private key of that organization
+                                    key is a private key of that organization. The same
+                                    endpoints serve ETH_SEND_TRANSACTION and
+                                    ETH_SEND_RAW_TRANSACTION (caip2 eip155:84532, eip155:8453)
+  --gas-sponsor-usd-per-eth USD     sponsor gas of ETH_SEND_TRANSACTION (sponsor: true) from
+                                    the settlement account, within each organization's
+                                    UPSERT_GAS_USAGE_CONFIG limits counted at this ETH price
 ${HTTP_LIMIT_HELP}  --config FILE                     read settings from a JSON object keyed by flag names
                                     ({"port": "9000", "memory": true}); also KEYHOLD_CONFIG
   --print-config                    print the resolved settings (secrets redacted) and where
@@ -237,6 +242,7 @@ const SERVE_OPTIONS = {
   'oauth2-userinfo-endpoint': { type: 'string', multiple: true },
   'oauth2-issuer': { type: 'string' },
   'evm-rpc': { type: 'string', multiple: true },
+  'gas-sponsor-usd-per-eth': { type: 'string' },
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
@@ -277,6 +283,17 @@ export async function runServeCommand(args: string[]): Promise<number> {
     if (evmRpc.size > 0 && values['bootstrap-api-public-key'] === undefined && !values.dev) {
       throw new Error(
         '--evm-rpc needs --bootstrap-api-public-key: the settlement key is a private key of that organization',
+      );
+    }
+    const usdPerEth = values['gas-sponsor-usd-per-eth'];
+    if (usdPerEth !== undefined && !/^[0-9]{1,12}(\.[0-9]{1,6})?$/.test(usdPerEth)) {
+      throw new Error(
+        `--gas-sponsor-usd-per-eth must be a USD amount such as 3000, got "${usdPerEth}"`,
+      );
+    }
+    if (usdPerEth !== undefined && evmRpc.size === 0) {
+      throw new Error(
+        '--gas-sponsor-usd-per-eth needs --evm-rpc: the sponsor is the settlement account',
       );
     }
     httpLimits = httpLimitsFromFlags(values);
@@ -504,6 +521,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
       ...(evmRpc.size > 0 ? { pay: { chains: evmRpc } } : {}),
+      ...(values['gas-sponsor-usd-per-eth'] !== undefined
+        ? { gasSponsorUsdPerEth: values['gas-sponsor-usd-per-eth'] }
+        : {}),
     });
   } catch (error) {
     return fail(startFailure(error, values, port));

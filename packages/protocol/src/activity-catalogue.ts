@@ -163,6 +163,12 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('UPDATE_OAUTH2_CREDENTIAL', [1], 'ORGANIZATION', 'UPDATE'),
   ...define('DELETE_OAUTH2_CREDENTIAL', [1], 'ORGANIZATION', 'DELETE'),
   ...define('OAUTH2_AUTHENTICATE', [1], 'AUTH', 'CREATE'),
+  // Send-transaction (an EVM chain through `keyhold serve --evm-rpc`): a signed transaction
+  // broadcast as it is, or one signed with the organization's key and broadcast; the gas
+  // sponsorship limits of the organization.
+  ...define('ETH_SEND_RAW_TRANSACTION', [1], 'PRIVATE_KEY', 'SIGN'),
+  ...define('ETH_SEND_TRANSACTION', [1], 'PRIVATE_KEY', 'SIGN'),
+  ...define('UPSERT_GAS_USAGE_CONFIG', [1], 'ORGANIZATION', 'UPDATE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),

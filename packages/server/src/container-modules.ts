@@ -8,6 +8,7 @@ import {
   ActivityService,
   Clock,
   DEFAULT_RATE_LIMITS,
+  type GasSponsor,
   Ids,
   Metrics,
   type MetricsExposition,
@@ -15,11 +16,13 @@ import {
   nobleSignatureVerifier,
   noMetrics,
   noNotifier,
+  noSendTransactionChains,
   Oauth2Gateway,
   PolicyExplainer,
   QueryService,
   RateLimiter,
   randomIds,
+  SendTransactionChains,
   SignatureVerifier,
   Store,
   systemClock,
@@ -112,6 +115,8 @@ export const ServerTokens = {
    * `/keyhold/v1/oauth2`, this server answers its discovery document and JWKS.
    */
   Oauth2Issuer: Symbol.for('keyhold.Oauth2Issuer'),
+  /** The operator's gas sponsor of ETH_SEND_TRANSACTION (a GasSponsor, or a function of none). */
+  GasSponsor: Symbol.for('keyhold.GasSponsor'),
 } as const;
 
 /**
@@ -212,6 +217,8 @@ export const coreModule = () =>
   new ContainerModule(({ bind }) => {
     bind(ServerTokens.ActivityServiceOptions).toConstantValue({});
     bind(ServerTokens.Oauth2Issuer).toConstantValue(DEFAULT_OAUTH2_ISSUER);
+    bind(ServerTokens.GasSponsor).toConstantValue(() => undefined);
+    bind(SendTransactionChains).toConstantValue(noSendTransactionChains);
     bind(ServerTokens.RateLimitSettings).toConstantValue({
       rules: DEFAULT_RATE_LIMITS,
       brand: 'Keyhold',
@@ -232,6 +239,8 @@ export const coreModule = () =>
             tlsFetcherEncrypt: ctx.get<SignerKey>(TlsFetcherEncryptKey),
             oauth2Gateway: ctx.get<Oauth2Gateway>(Oauth2Gateway),
             oauth2Issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
+            chains: ctx.get<SendTransactionChains>(SendTransactionChains),
+            gasSponsor: ctx.get<() => GasSponsor | undefined>(ServerTokens.GasSponsor),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),
@@ -250,6 +259,7 @@ export const coreModule = () =>
           new QueryService({
             store: ctx.get(Store),
             notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
+            chains: ctx.get<SendTransactionChains>(SendTransactionChains),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             options: ctx.get(ServerTokens.ActivityServiceOptions),

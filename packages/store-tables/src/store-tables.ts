@@ -17,6 +17,7 @@ import { PAYMENTS } from './tables/payments.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 import { PRIVATE_KEYS } from './tables/private-keys.js';
+import { GAS_USAGE_CONFIGS, SEND_TRANSACTIONS } from './tables/send-transactions.js';
 import { PRIVATE_KEY_TAGS, USER_TAGS } from './tables/tags.js';
 import { USERS } from './tables/users.js';
 import { WALLET_ACCOUNTS } from './tables/wallet-accounts.js';
@@ -51,6 +52,8 @@ export const STORE_TABLES = {
   invitations: INVITATIONS,
   oauth2Credentials: OAUTH2_CREDENTIALS,
   payments: PAYMENTS,
+  sendTransactions: SEND_TRANSACTIONS,
+  gasUsageConfigs: GAS_USAGE_CONFIGS,
 } as const;
 
 /**

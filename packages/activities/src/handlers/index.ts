@@ -21,6 +21,7 @@ import {
   initImportPrivateKeyHandler,
   initImportWalletHandler,
 } from './export-import.js';
+import { upsertGasUsageConfigHandler } from './gas-sponsorship.js';
 import {
   acceptInvitationHandler,
   createInvitationsHandler,
@@ -58,6 +59,7 @@ import {
   updatePolicyHandler,
 } from './policies.js';
 import { createPrivateKeysHandler } from './private-keys.js';
+import { ethSendRawTransactionHandler, ethSendTransactionHandler } from './send-transaction.js';
 import {
   createReadOnlySessionHandler,
   createReadWriteSessionHandler,
@@ -174,6 +176,9 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   UPDATE_OAUTH2_CREDENTIAL: updateOauth2CredentialHandler,
   DELETE_OAUTH2_CREDENTIAL: deleteOauth2CredentialHandler,
   OAUTH2_AUTHENTICATE: oauth2AuthenticateHandler,
+  ETH_SEND_RAW_TRANSACTION: ethSendRawTransactionHandler,
+  ETH_SEND_TRANSACTION: ethSendTransactionHandler,
+  UPSERT_GAS_USAGE_CONFIG: upsertGasUsageConfigHandler,
 };
 
 /**

@@ -30,6 +30,12 @@ import {
   listUserTags,
 } from './policy-queries.js';
 import type { QueryHandler, QueryHandlerMap } from './query-handler.js';
+import {
+  getGasUsage,
+  getNonces,
+  getSendTransactionStatus,
+  getWalletAddressBalances,
+} from './send-transaction-queries.js';
 import { listSubOrganizations, listVerifiedSubOrganizations } from './sub-organization-queries.js';
 import { listWebhookEndpoints } from './webhook-queries.js';
 
@@ -61,6 +67,10 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   get_wallet: getWallet,
   list_wallet_accounts: listWalletAccounts,
   get_wallet_account: getWalletAccount,
+  get_send_transaction_status: getSendTransactionStatus,
+  get_nonces: getNonces,
+  get_wallet_address_balances: getWalletAddressBalances,
+  get_gas_usage: getGasUsage,
   list_private_keys: listPrivateKeys,
   get_private_key: getPrivateKey,
   list_policies: listPolicies,

@@ -3,6 +3,7 @@
  * @module
  */
 import type { QueryName, QueryOf } from '@keyhold/protocol';
+import type { SendTransactionChains } from '../ports/evm-send-chain.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { SessionReader } from '../read-only-session.js';
 import type { OrganizationRecord } from '../records.js';
@@ -16,6 +17,8 @@ export interface QueryContext {
   readonly now: number;
   /** How long after its first vote an activity may still be approved (for canApprove). */
   readonly consensusExpiryMs: number;
+  /** The EVM chains of the send-transaction queries (`keyhold serve --evm-rpc`). */
+  readonly chains: SendTransactionChains;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   enumOf,
   int,
   intEnum,
+  matching,
   name,
   obj,
   type Properties,
@@ -44,6 +45,15 @@ import {
   updatePolicyParams,
   userParams,
 } from './shapes.js';
+
+/** A CAIP-2 chain id of an EVM chain (`eip155:84532`); which ones are served is the handler's. */
+const caip2 = () => withError(matching('^eip155:[0-9]{1,20}$'), 'EVM_NETWORK_UNSUPPORTED');
+/** A 20-byte address, `0x` and 40 hex digits (any case). */
+const evmAddress = () => withError(matching('^0x[0-9a-fA-F]{40}$'), 'INVALID_EVM_ADDRESS');
+/** A non-negative integer as a decimal string (wei, gas, a nonce): at most 78 digits (uint256). */
+const decimal = () => withError(matching('^[0-9]{1,78}$'), 'INVALID_TRANSACTION');
+/** A USD amount as a decimal string (`25`, `0.50`). */
+const usd = () => matching('^[0-9]{1,12}(\\.[0-9]{1,6})?$');
 
 const nonEmpty = <T>(items: Schema<T>, max = 100) => arr(items, { minItems: 1, maxItems: max });
 
@@ -567,6 +577,42 @@ export const INTENT_SCHEMAS = {
   ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL: obj({ oauth2CredentialId: uuid() }, [
     'oauth2CredentialId',
   ]),
+  ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION: obj(
+    {
+      signedTransaction: withError(
+        str({ minLength: 1, maxLength: 262_144 }),
+        'INVALID_TRANSACTION',
+      ),
+      caip2: caip2(),
+    },
+    ['signedTransaction', 'caip2'],
+  ),
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION: obj(
+    {
+      from: evmAddress(),
+      caip2: caip2(),
+      to: evmAddress(),
+      sponsor: bool(),
+      value: decimal(),
+      data: withError(matching('^(0x)?([0-9a-fA-F]{2}){0,65536}$'), 'INVALID_TRANSACTION'),
+      nonce: decimal(),
+      gasLimit: decimal(),
+      maxFeePerGas: decimal(),
+      maxPriorityFeePerGas: decimal(),
+      deadline: decimal(),
+      gasStationNonce: decimal(),
+    },
+    ['from', 'caip2', 'to'],
+  ),
+  ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: obj(
+    {
+      orgWindowLimitUsd: withError(usd(), 'INVALID_GAS_USAGE_CONFIG'),
+      subOrgWindowLimitUsd: withError(usd(), 'INVALID_GAS_USAGE_CONFIG'),
+      windowDurationMinutes: withError(matching('^[1-9][0-9]{0,4}$'), 'INVALID_GAS_USAGE_CONFIG'),
+      enabled: bool(),
+    },
+    ['orgWindowLimitUsd', 'subOrgWindowLimitUsd', 'windowDurationMinutes'],
+  ),
   ACTIVITY_TYPE_OAUTH2_AUTHENTICATE: obj(
     {
       oauth2CredentialId: uuid(),
