@@ -124,6 +124,11 @@ export function createViemEvmSendChain(
     try {
       return await rpc(what, run);
     } catch (error) {
+      if (EvmChainUnavailableError.is(error)) throw error;
+      // The sender cannot pay what the call moves: the node's refusal, not the contract's.
+      if (refusalOf(error) === 'insufficient_funds') {
+        throw new EvmTransactionRefusedError('insufficient_funds', detailOf(error));
+      }
       if (reverted(error)) {
         throw new EvmExecutionRevertedError(detailOf(error), revertDataOf(error));
       }

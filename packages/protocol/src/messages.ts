@@ -370,6 +370,10 @@ const CATALOGUE = {
   ),
   TRANSACTION_REVERTED: e(StatusCode.FAILED_PRECONDITION, 'execution reverted'),
   TRANSACTION_REJECTED: e(StatusCode.FAILED_PRECONDITION, 'the chain rejected the transaction'),
+  BATCH_CALLS_UNSUPPORTED: e(
+    INVALID_ARGUMENT,
+    'more than one call needs an EIP-7702 batch, which Keyhold does not send: one call per transaction',
+  ),
   SEND_TRANSACTION_STATUS_NOT_FOUND: e(NOT_FOUND, 'send transaction status not found'),
   SENDER_NOT_WALLET_ACCOUNT: e(
     INVALID_ARGUMENT,

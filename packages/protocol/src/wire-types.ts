@@ -382,6 +382,7 @@ export interface ActivityResults {
   ACTIVITY_TYPE_OAUTH2_AUTHENTICATE: { oidcToken: string };
   ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION: { transactionHash: string };
   ACTIVITY_TYPE_ETH_SEND_TRANSACTION: { sendTransactionStatusId: string };
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2: { sendTransactionStatusId: string };
   ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: { gasUsageConfigId: string };
 }
 

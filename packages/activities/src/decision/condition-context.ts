@@ -165,13 +165,15 @@ function addTransaction(
 function sendTransactionView(parameters: Parameters, from: string | undefined) {
   const big = (value: unknown) =>
     typeof value === 'string' && value !== '' ? BigInt(value) : undefined;
-  const data =
-    typeof parameters.data === 'string' && parameters.data !== '' ? parameters.data : '0x';
+  // V2 names its one call in `calls` (several are refused before the decision).
+  const calls = Array.isArray(parameters.calls) ? (parameters.calls as Parameters[]) : undefined;
+  const call = calls?.length === 1 ? calls[0]! : parameters;
+  const data = typeof call.data === 'string' && call.data !== '' ? call.data : '0x';
   const view: Record<string, unknown> = {
     type: 'eip1559',
     chain_id: BigInt(String(parameters.caip2 ?? '').replace(/^eip155:/, '') || '0'),
-    to: String(parameters.to ?? '').toLowerCase(),
-    value: big(parameters.value) ?? 0n,
+    to: String(call.to ?? '').toLowerCase(),
+    value: big(call.value) ?? 0n,
     data: (data.startsWith('0x') ? data : `0x${data}`).toLowerCase(),
     from: from ?? String(parameters.from ?? '').toLowerCase(),
   };

@@ -166,9 +166,29 @@ const big = (value: string | undefined): bigint | undefined =>
 const callData = (data: string | undefined): string =>
   data === undefined || data === '' ? '0x' : data.startsWith('0x') ? data : `0x${data}`;
 
+/**
+ * The one call of an ETH_SEND_TRANSACTION: V1's `to`, `value`, `data`, or V2's single entry of
+ * `calls` (more than one is BATCH_CALLS_UNSUPPORTED).
+ * @example
+ * sendTransactionCall({ calls: [{ to: '0x…', value: '1' }] }); // { to: '0x…', value: '1' }
+ */
+export function sendTransactionCall(p: Readonly<Record<string, unknown>>): {
+  to: string;
+  value?: string;
+  data?: string;
+} {
+  const calls = p.calls as { to: string; value?: string; data?: string }[] | undefined;
+  if (calls === undefined) return p as { to: string; value?: string; data?: string };
+  if (calls.length !== 1) {
+    throw new KeyholdError('BATCH_CALLS_UNSUPPORTED', { calls: calls.length });
+  }
+  return calls[0]!;
+}
+
 export const ethSendTransactionHandler: HandlerOf<'ETH_SEND_TRANSACTION'> = refusingHandler({
   precheck(p) {
     requireKnownNetwork(p.caip2);
+    sendTransactionCall(p);
   },
 
   async execute(ctx, p) {
@@ -178,10 +198,11 @@ export const ethSendTransactionHandler: HandlerOf<'ETH_SEND_TRANSACTION'> = refu
     if (signer.curve !== 'CURVE_SECP256K1') {
       throw new KeyholdError('SIGNER_NOT_FOUND', { signWith: p.from });
     }
+    const call = sendTransactionCall(p);
     const from = p.from.toLowerCase();
-    const to = p.to.toLowerCase();
-    const value = big(p.value) ?? 0n;
-    const data = callData(p.data);
+    const to = call.to.toLowerCase();
+    const value = big(call.value) ?? 0n;
+    const data = callData(call.data);
 
     const mined = await onChain(() => chain.getTransactionCount(from, 'latest'));
     const requested = big(p.nonce);
@@ -192,6 +213,12 @@ export const ethSendTransactionHandler: HandlerOf<'ETH_SEND_TRANSACTION'> = refu
     }
     const nonce =
       requested ?? BigInt(await onChain(() => chain.getTransactionCount(from, 'pending')));
+    const balance = await onChain(() => chain.getBalance(from));
+    if (balance < value) {
+      throw new KeyholdError('INSUFFICIENT_FUNDS', {
+        reason: `balance ${balance} wei, value ${value} wei`,
+      });
+    }
     // A call that reverts refuses the request, its reason decoded (nothing is signed).
     await onChain(() => chain.call({ from, to, value, data }), to);
     const gas =
@@ -206,7 +233,6 @@ export const ethSendTransactionHandler: HandlerOf<'ETH_SEND_TRANSACTION'> = refu
       (offered as { maxPriorityFeePerGas: bigint }).maxPriorityFeePerGas;
 
     const gasBudget = gas * maxFeePerGas;
-    const balance = await onChain(() => chain.getBalance(from));
     const sponsorship = p.sponsor
       ? await sponsorGas(ctx, chain, { caip2: p.caip2, chainId, from, gasBudget, balance, value })
       : undefined;

@@ -47,19 +47,25 @@ export const getSendTransactionStatus: QueryHandlerOf<'get_send_transaction_stat
   if (receipt?.status === 'reverted') {
     const { view } = parseSignedEthereumTransaction(record.signedTransaction);
     const to = view.to ?? '';
+    // The revert reason: the call replayed on the state its block left (where what made it
+    // fail, such as a balance an earlier transaction of the block spent, still holds), else on
+    // the state before the block.
     let data: string | undefined;
-    try {
-      await chain.call({
-        from: view.from,
-        to,
-        value: view.value,
-        data: view.data,
-        gas: view.gas,
-        blockNumber: receipt.blockNumber - 1n,
-      });
-    } catch (error) {
-      if (!EvmExecutionRevertedError.is(error)) throw chainRefusal(error);
-      data = error.data;
+    for (const blockNumber of [receipt.blockNumber, receipt.blockNumber - 1n]) {
+      try {
+        await chain.call({
+          from: view.from,
+          to,
+          value: view.value,
+          data: view.data,
+          gas: view.gas,
+          blockNumber,
+        });
+      } catch (error) {
+        if (!EvmExecutionRevertedError.is(error)) throw chainRefusal(error);
+        data = error.data;
+        break;
+      }
     }
     const entry = decodeRevert(to, data);
     return {

@@ -55,6 +55,22 @@ const decimal = () => withError(matching('^[0-9]{1,78}$'), 'INVALID_TRANSACTION'
 /** A USD amount as a decimal string (`25`, `0.50`). */
 const usd = () => matching('^[0-9]{1,12}(\\.[0-9]{1,6})?$');
 
+/** Call data: hex, `0x` optional, at most 64 KiB. */
+const callData = () =>
+  withError(matching('^(0x)?([0-9a-fA-F]{2}){0,65536}$'), 'INVALID_TRANSACTION');
+/** What both versions of ETH_SEND_TRANSACTION carry beside the call(s). */
+const ethSendTransactionProperties = {
+  from: evmAddress(),
+  caip2: caip2(),
+  sponsor: bool(),
+  nonce: decimal(),
+  gasLimit: decimal(),
+  maxFeePerGas: decimal(),
+  maxPriorityFeePerGas: decimal(),
+  deadline: decimal(),
+  gasStationNonce: decimal(),
+};
+
 const nonEmpty = <T>(items: Schema<T>, max = 100) => arr(items, { minItems: 1, maxItems: max });
 
 /** How a signing intent names its key: V1 by `privateKeyId`, V2 by `signWith`. */
@@ -588,21 +604,18 @@ export const INTENT_SCHEMAS = {
     ['signedTransaction', 'caip2'],
   ),
   ACTIVITY_TYPE_ETH_SEND_TRANSACTION: obj(
-    {
-      from: evmAddress(),
-      caip2: caip2(),
-      to: evmAddress(),
-      sponsor: bool(),
-      value: decimal(),
-      data: withError(matching('^(0x)?([0-9a-fA-F]{2}){0,65536}$'), 'INVALID_TRANSACTION'),
-      nonce: decimal(),
-      gasLimit: decimal(),
-      maxFeePerGas: decimal(),
-      maxPriorityFeePerGas: decimal(),
-      deadline: decimal(),
-      gasStationNonce: decimal(),
-    },
+    { ...ethSendTransactionProperties, to: evmAddress(), value: decimal(), data: callData() },
     ['from', 'caip2', 'to'],
+  ),
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2: obj(
+    {
+      ...ethSendTransactionProperties,
+      calls: arr(obj({ to: evmAddress(), value: decimal(), data: callData() }, ['to']), {
+        minItems: 1,
+        maxItems: 50,
+      }),
+    },
+    ['from', 'caip2', 'calls'],
   ),
   ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: obj(
     {
