@@ -186,7 +186,7 @@ export async function sponsorGas(
     });
   }
   const key = await ctx.tx.privateKeys.findByAddress(sponsor.organizationId, sponsor.address);
-  if (!key || key.curve !== 'CURVE_SECP256K1' || key.disabled) {
+  if (key?.curve !== 'CURVE_SECP256K1' || key.disabled) {
     throw new KeyholdError('GAS_SPONSORSHIP_NOT_ENABLED', {
       reason: 'the sponsor account is not a usable private key of the operator organization',
     });
