@@ -365,6 +365,44 @@ describe('ETH_SEND_TRANSACTION', () => {
     ).rejects.toThrow(/request not authorized/);
     expect(await anvil.client.getBalance({ address: other })).toBe(0n);
   });
+
+  it('waits for consensus like any activity: broadcast only once the root user approves', async () => {
+    const payee = privateKeyToAccount(generatePrivateKey()).address;
+    const carolKey = generateApiKeyPair();
+    await sdk().createUsers({
+      users: [
+        {
+          userName: 'carol',
+          userTags: [],
+          authenticators: [],
+          oauthProviders: [],
+          apiKeys: [
+            { apiKeyName: 'carol', publicKey: carolKey.publicKey, curveType: 'API_KEY_CURVE_P256' },
+          ],
+        },
+      ],
+    });
+    await sdk().createPolicy({
+      policyName: 'carol pays with root approval',
+      effect: 'EFFECT_ALLOW',
+      condition: `eth.tx.to == '${payee.toLowerCase()}'`,
+      consensus: `approvers.any(user, user.id == '${server.userId}')`,
+      notes: '',
+    });
+    const before = await transactionCount(sender);
+    const parked = await submit(
+      'eth_send_transaction',
+      'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2',
+      { from: sender, caip2: CAIP2, calls: [{ to: payee, value: '3' }] },
+      { key: carolKey },
+    );
+    expect(parked.json.activity.status).toBe('ACTIVITY_STATUS_CONSENSUS_NEEDED');
+    expect(await transactionCount(sender)).toBe(before);
+    const approved = await sdk().approveActivity({ fingerprint: parked.json.activity.fingerprint });
+    expect(approved.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(await transactionCount(sender)).toBe(before + 1);
+    expect(await anvil.client.getBalance({ address: payee })).toBe(3n);
+  });
 });
 
 describe('ETH_SEND_RAW_TRANSACTION', () => {
@@ -399,6 +437,31 @@ describe('ETH_SEND_RAW_TRANSACTION', () => {
     expect(second.activity.id).not.toBe(first.activity.id);
     expect(second.activity.result.ethSendRawTransactionResult?.transactionHash).toBe(hash);
     expect(await anvil.client.getBalance({ address: payee })).toBe(5n);
+    // Other bytes with the nonce the chain has used: refused, nothing stored.
+    const reused = await wallet.signTransaction({
+      chainId: baseSepolia.id,
+      type: 'eip1559',
+      to: payee,
+      value: 6n,
+      nonce: 0,
+      gas: 21_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000n,
+    });
+    const activities = await activityCount();
+    const refused = await submit(
+      'eth_send_raw_transaction',
+      'ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION',
+      {
+        signedTransaction: reused,
+        caip2: CAIP2,
+      },
+    );
+    expect([refused.status, errorCodeOf(refused.json)]).toEqual([400, 'NONCE_TOO_LOW']);
+    expect(refused.json.message).toBe(
+      'nonce too low: the account has sent a transaction with this nonce already',
+    );
+    expect(await activityCount()).toBe(activities);
   });
 
   it('refuses another chain than caip2, bytes that are not a signed transaction, and a sender who cannot pay', async () => {
