@@ -3,3 +3,4 @@
  * @module
  */
 export { createViemEvmChain, type ViemEvmChainOptions } from './viem-evm-chain.js';
+export { createViemEvmSendChain } from './viem-evm-send-chain.js';

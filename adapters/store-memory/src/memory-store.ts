@@ -103,6 +103,8 @@ class State {
   ]);
   organizationDocuments = new MemoryTable(STORE_TABLES.organizationDocuments, this.next);
   payments = new MemoryTable(STORE_TABLES.payments, this.next);
+  sendTransactions = new MemoryTable(STORE_TABLES.sendTransactions, this.next);
+  gasUsageConfigs = new MemoryTable(STORE_TABLES.gasUsageConfigs, this.next);
   paymentByAuthorization = this.payments.finder(['authorizationKey']);
   paymentsByStatus = this.payments.lister(['status']);
   oauthProviders = new MemoryTable(STORE_TABLES.oauthProviders, this.next);
@@ -313,6 +315,12 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
         for (const d of await tx.organizationDocuments.list(org)) {
           await tx.organizationDocuments.delete(org, d.kind, d.documentId);
+        }
+        for (const r of await tx.sendTransactions.list(org)) {
+          await s.sendTransactions.over(j).delete(org, r.sendTransactionStatusId);
+        }
+        for (const r of await tx.gasUsageConfigs.list(org)) {
+          await s.gasUsageConfigs.over(j).delete(org, r.gasUsageConfigId);
         }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
@@ -594,6 +602,8 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
     },
     organizationDocuments: s.organizationDocuments.over(j),
+    sendTransactions: s.sendTransactions.over(j),
+    gasUsageConfigs: s.gasUsageConfigs.over(j),
     payments: {
       ...s.payments.over(j),
       async findByAuthorization(authorizationKey) {

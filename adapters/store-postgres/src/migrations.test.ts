@@ -49,6 +49,7 @@ describe('loadMigrations', () => {
       [13, 'oauth2_credentials'],
       [14, 'payments'],
       [15, 'audit_log'],
+      [16, 'send_transactions'],
       [17, 'smart_contract_interfaces'],
       [18, 'organization_documents'],
     ]);

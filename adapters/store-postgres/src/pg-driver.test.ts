@@ -130,6 +130,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 13 },
       { version: 14 },
       { version: 15 },
+      { version: 16 },
       { version: 17 },
       { version: 18 },
     ]);

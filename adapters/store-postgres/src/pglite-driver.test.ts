@@ -101,6 +101,7 @@ describe('PGlite data directory', () => {
       { version: 13 },
       { version: 14 },
       { version: 15 },
+      { version: 16 },
       { version: 17 },
       { version: 18 },
     ]);

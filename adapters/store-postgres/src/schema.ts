@@ -42,6 +42,8 @@ const TABLE_VERSIONS = {
   oauth_providers: 12,
   smart_contract_interfaces: 17,
   organization_documents: 18,
+  send_transactions: 16,
+  gas_usage_configs: 16,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

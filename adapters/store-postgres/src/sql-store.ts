@@ -145,6 +145,8 @@ const smartContractInterfaceByAddress = smartContractInterfaces.finder([
 ]);
 const organizationDocuments = new SqlTable(STORE_TABLES.organizationDocuments);
 const payments = new SqlTable(STORE_TABLES.payments);
+const sendTransactions = new SqlTable(STORE_TABLES.sendTransactions);
+const gasUsageConfigs = new SqlTable(STORE_TABLES.gasUsageConfigs);
 const paymentByAuthorization = payments.finder(['authorizationKey']);
 const paymentsByStatus = payments.lister(['status']);
 const oauthProviders = new SqlTable(STORE_TABLES.oauthProviders);
@@ -312,6 +314,8 @@ class OrganizationRepositoryOver
       'oauth_providers',
       'smart_contract_interfaces',
       'organization_documents',
+      'send_transactions',
+      'gas_usage_configs',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -700,6 +704,8 @@ function transactionOver(
     organizationDocuments: new SqlRepository(organizationDocuments, db),
     payments: new PaymentRepositoryOver(db),
     oauthProviders: new OauthProviderRepositoryOver(db),
+    sendTransactions: new SqlRepository(sendTransactions, db),
+    gasUsageConfigs: new SqlRepository(gasUsageConfigs, db),
   };
 }
 

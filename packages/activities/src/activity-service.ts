@@ -69,8 +69,10 @@ import type {
   PrecheckSettings,
 } from './handlers/activity-handler.js';
 import { ExecutionRefusal } from './handlers/execution-refusal.js';
+import type { GasSponsor } from './handlers/gas-sponsorship.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
 import type { Clock } from './ports/clock.js';
+import { noSendTransactionChains, type SendTransactionChains } from './ports/evm-send-chain.js';
 import type { Ids } from './ports/ids.js';
 import type { Metrics } from './ports/metrics.js';
 import { type Notifier, noNotifier } from './ports/notifier.js';
@@ -149,6 +151,16 @@ export interface ActivityServiceDeps {
   oauth2Issuer?: string | (() => string);
   /** Verifies OIDC id_tokens (OAuth providers and logins). Default: none trusted. */
   oidcVerifier?: OidcVerifier;
+  /**
+   * The EVM chains ETH_SEND_TRANSACTION and ETH_SEND_RAW_TRANSACTION broadcast on. Default:
+   * none (they answer EVM_RPC_NOT_CONFIGURED).
+   */
+  chains?: SendTransactionChains;
+  /**
+   * The operator's gas sponsor (see `gas-sponsorship.ts`), or a function that answers it (a
+   * server whose sponsor account is opened after the service is made). Default: none.
+   */
+  gasSponsor?: GasSponsor | (() => GasSponsor | undefined);
   verifier: SignatureVerifier;
   clock: Clock;
   ids: Ids;
@@ -167,6 +179,12 @@ interface AfterCommitEffect {
 }
 
 export const DEFAULT_TIMESTAMP_TOLERANCE_MS = 5 * 60 * 1000;
+
+/** `{gasSponsor}` when there is one now, else nothing. */
+function sponsorOf(sponsor: ActivityServiceDeps['gasSponsor']): { gasSponsor?: GasSponsor } {
+  const now = typeof sponsor === 'function' ? sponsor() : sponsor;
+  return now ? { gasSponsor: now } : {};
+}
 
 /** The OIDC issuer as a function, whichever way it was given. */
 function issuerOf(issuer: string | (() => string) | undefined): () => string {
@@ -717,6 +735,8 @@ export class ActivityService {
       notifier: this.notifier,
       oauth2: { ...this.oauth2, issuer: this.oauth2.issuer() },
       oidc: this.oidcVerifier,
+      chains: this.deps.chains ?? noSendTransactionChains,
+      ...sponsorOf(this.deps.gasSponsor),
       ids: this.deps.ids,
       now,
       activityId: record.id,

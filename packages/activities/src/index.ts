@@ -24,10 +24,13 @@ export {
 } from './audit/audit-chain.js';
 export { keywordsOfActivityType } from './decision/keyword-availability.js';
 export { checkPolicyTexts } from './decision/policy-errors.js';
+export { type GasSponsor, microUsd, usdOf } from './handlers/gas-sponsorship.js';
 export {
   type AuthProxySetting,
   authProxySettingOf,
 } from './handlers/organization-settings.js';
+export { decodeRevert, type RevertEntry } from './handlers/revert-chain.js';
+export { EVM_CAIP2_NETWORKS } from './handlers/send-transaction.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,
@@ -43,6 +46,18 @@ export {
   type PolicyExplanation,
 } from './policy-explainer.js';
 export { Clock, systemClock } from './ports/clock.js';
+export {
+  type EvmCallRequest,
+  EvmExecutionRevertedError,
+  type EvmRefusalReason,
+  type EvmSendChain,
+  type EvmSendReceipt,
+  EvmTransactionRefusedError,
+  isEvmChainUnavailable,
+  noSendTransactionChains,
+  SendTransactionChains,
+  sendTransactionChainsOf,
+} from './ports/evm-send-chain.js';
 export { Ids, randomIds } from './ports/ids.js';
 export { LOG_LEVELS, Logger, type LogLevel, silentLogger } from './ports/logger.js';
 export {
@@ -168,6 +183,7 @@ export type {
   AuditEntryRecord,
   AuditHeadRecord,
   AuthenticatorRecord,
+  GasUsageConfigRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
   OauthProviderRecord,
@@ -182,6 +198,7 @@ export type {
   PolicyRecord,
   PrivateKeyRecord,
   PrivateKeyTagRecord,
+  SendTransactionRecord,
   SmartContractInterfaceRecord,
   TagRecord,
   UserRecord,

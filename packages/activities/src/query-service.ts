@@ -7,6 +7,7 @@ import { type BootProof, KeyholdError, validateQuery } from '@keyhold/protocol';
 import { requireOrganization } from './activity-service.js';
 import { DEFAULT_CONSENSUS_EXPIRY_MS } from './decision/voting-rights.js';
 import type { Clock } from './ports/clock.js';
+import { noSendTransactionChains, type SendTransactionChains } from './ports/evm-send-chain.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
 import { findPrincipal, findWhoamiPrincipal } from './principal.js';
@@ -28,6 +29,8 @@ import {
 /** What a QueryService runs on. Queries store nothing, so there is no vault and no Ids. */
 export interface QueryServiceDeps {
   store: Store;
+  /** The EVM chains of the send-transaction queries. Default: none (EVM_RPC_NOT_CONFIGURED). */
+  chains?: SendTransactionChains;
   verifier: SignatureVerifier;
   clock: Clock;
   /**
@@ -109,6 +112,7 @@ export class QueryService {
           now,
           consensusExpiryMs: this.deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS,
           ...(this.deps.bootProof ? { bootProof: this.deps.bootProof } : {}),
+          chains: this.deps.chains ?? noSendTransactionChains,
         },
         body,
       );

@@ -491,6 +491,35 @@ export interface OauthProviderRecord {
 }
 
 /**
+ * One transaction of ETH_SEND_TRANSACTION (`sendTransactionStatusId`). The signed bytes are
+ * stored in the activity's transaction, before anything is broadcast: a broadcast that was cut
+ * short (a crash after the commit) is repeated with the same bytes, never re-signed, so one
+ * activity never puts two transactions on the chain. The status itself is read from the chain.
+ */
+export interface SendTransactionRecord {
+  organizationId: string;
+  sendTransactionStatusId: string;
+  activityId: string;
+  /** `eip155:<chainId>`. */
+  caip2: string;
+  /** The sender, lower-case `0x` address. */
+  fromAddress: string;
+  /** keccak256 of `signedTransaction`, lower-case `0x`. */
+  txHash: string;
+  /** The signed serialization (public once broadcast), lower-case `0x` hex. */
+  signedTransaction: string;
+  /** The sponsor's gas top-up of a sponsored transaction, broadcast first (see `sponsoredWei`). */
+  sponsorSignedTransaction?: string;
+  sponsorTxHash?: string;
+  /** The wei the sponsor paid for gas (`gasLimit * maxFeePerGas`), decimal; absent: none. */
+  sponsoredWei?: string;
+  /** What the sponsored wei was worth when sent, USD decimal string (the window's usage). */
+  sponsoredUsd?: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
  * A smart-contract interface of the organization (CREATE_SMART_CONTRACT_INTERFACE): an Ethereum
  * ABI or a Solana (Anchor) IDL, as the JSON text uploaded, for one contract address or program
  * id. `addressKey` is how SIGN_TRANSACTION finds it: an Ethereum address in lower case (they
@@ -507,6 +536,21 @@ export interface SmartContractInterfaceRecord {
   smartContractInterface: string;
   label: string;
   notes: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * An organization's gas sponsorship limits (UPSERT_GAS_USAGE_CONFIG): one per organization.
+ * USD amounts as decimal strings.
+ */
+export interface GasUsageConfigRecord {
+  organizationId: string;
+  gasUsageConfigId: string;
+  orgWindowLimitUsd: string;
+  subOrgWindowLimitUsd: string;
+  windowDurationMinutes: number;
+  enabled: boolean;
   createdAt: number;
   updatedAt: number;
 }

@@ -113,7 +113,12 @@ const HELP = `usage: keyhold serve [options]
   --evm-rpc NETWORK=URL             serve the payment gateway (an x402 facilitator) at <url>/pay
                                     on this chain; NETWORK is base-sepolia or base-mainnet;
                                     repeatable. Needs --bootstrap-api-public-key: the settlement
-                                    key is a private key of that organization
+                                    key is a private key of that organization. The same
+                                    endpoints serve ETH_SEND_TRANSACTION and
+                                    ETH_SEND_RAW_TRANSACTION (caip2 eip155:84532, eip155:8453)
+  --gas-sponsor-usd-per-eth USD     sponsor gas of ETH_SEND_TRANSACTION (sponsor: true) from
+                                    the settlement account, within each organization's
+                                    UPSERT_GAS_USAGE_CONFIG limits counted at this ETH price
   --oidc-issuer URL                 trust OIDC id_tokens (OAuth providers, OAUTH_LOGIN, OAUTH)
                                     of this issuer only, exactly as its "iss" spells it;
                                     repeatable. Without it any HTTPS issuer is trusted; in
@@ -249,6 +254,7 @@ const SERVE_OPTIONS = {
   'oauth2-issuer': { type: 'string' },
   'evm-rpc': { type: 'string', multiple: true },
   'oidc-issuer': { type: 'string', multiple: true },
+  'gas-sponsor-usd-per-eth': { type: 'string' },
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
@@ -291,6 +297,17 @@ export async function runServeCommand(args: string[]): Promise<number> {
     if (evmRpc.size > 0 && values['bootstrap-api-public-key'] === undefined && !values.dev) {
       throw new Error(
         '--evm-rpc needs --bootstrap-api-public-key: the settlement key is a private key of that organization',
+      );
+    }
+    const usdPerEth = values['gas-sponsor-usd-per-eth'];
+    if (usdPerEth !== undefined && !/^[0-9]{1,12}(\.[0-9]{1,6})?$/.test(usdPerEth)) {
+      throw new Error(
+        `--gas-sponsor-usd-per-eth must be a USD amount such as 3000, got "${usdPerEth}"`,
+      );
+    }
+    if (usdPerEth !== undefined && evmRpc.size === 0) {
+      throw new Error(
+        '--gas-sponsor-usd-per-eth needs --evm-rpc: the sponsor is the settlement account',
       );
     }
     httpLimits = httpLimitsFromFlags(values);
@@ -558,6 +575,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
           }
         : {}),
       ...(evmRpc.size > 0 ? { pay: { chains: evmRpc } } : {}),
+      ...(values['gas-sponsor-usd-per-eth'] !== undefined
+        ? { gasSponsorUsdPerEth: values['gas-sponsor-usd-per-eth'] }
+        : {}),
     });
   } catch (error) {
     return fail(startFailure(error, values, port));

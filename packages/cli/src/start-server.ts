@@ -6,6 +6,12 @@
  */
 import type { RequestListener, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  type EvmSendChain,
+  type GasSponsor,
+  type SendTransactionChains,
+  sendTransactionChainsOf,
+} from '@keyhold/activities';
 import type { RequestHandler } from '@keyhold/protocol';
 import {
   createKeyhold,
@@ -61,6 +67,31 @@ export interface ServeOptions extends KeyholdOptions, HttpServerLimits {
    * organization defaults to the bootstrap organization, which it then needs.
    */
   pay?: Omit<PayGatewayOptions, 'organizationId'> & { organizationId?: string };
+  /**
+   * Gas sponsorship of ETH_SEND_TRANSACTION by the payment gateway's settlement account: what
+   * one ETH is worth in USD (`keyhold serve --gas-sponsor-usd-per-eth`), the price the
+   * organizations' USD limits are counted at. Without it nothing is sponsored.
+   */
+  gasSponsorUsdPerEth?: string;
+}
+
+/**
+ * The send-transaction chains of the gateway's networks (`base-sepolia` → `eip155:84532`): an
+ * RPC URL becomes a viem chain (loaded only then); an EvmChain object given in its place (a
+ * test's) serves the gateway alone.
+ */
+async function sendTransactionChainsFor(
+  chains: PayGatewayOptions['chains'],
+): Promise<SendTransactionChains> {
+  const { createViemEvmSendChain } = await import('@keyhold/chain-evm-viem');
+  const { PAY_NETWORKS } = await import('@keyhold/payments');
+  const byCaip2 = new Map<string, EvmSendChain>();
+  for (const [network, chain] of chains) {
+    if (typeof chain === 'string') {
+      byCaip2.set(PAY_NETWORKS[network].caip2, createViemEvmSendChain(chain));
+    }
+  }
+  return sendTransactionChainsOf(byCaip2);
 }
 
 /** A listening server started by `startServer`. */
@@ -147,10 +178,19 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // The OIDC issuer of OAUTH2_AUTHENTICATE's tokens is this server unless told otherwise: its
   // URL is known once it listens, so the issuer is asked for at each activity.
   let listeningUrl: string | undefined;
+  // The send-transaction activities broadcast on the gateway's RPC endpoints; the sponsor is
+  // the settlement account, known once the gateway has opened it.
+  let gasSponsor: GasSponsor | undefined;
+  const sendChains = options.pay ? await sendTransactionChainsFor(options.pay.chains) : undefined;
   const keyhold =
     options.keyhold ??
     createKeyhold({
       ...options,
+      sendTransaction: {
+        ...(sendChains ? { chains: sendChains } : {}),
+        gasSponsor: () => gasSponsor,
+        ...options.sendTransaction,
+      },
       oauth2: {
         ...options.oauth2,
         issuer:
@@ -180,6 +220,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       );
     }
     pay = await createPayGateway(keyhold, { ...options.pay, organizationId: payOrganizationId });
+    if (options.gasSponsorUsdPerEth !== undefined) {
+      gasSponsor = {
+        organizationId: payOrganizationId,
+        address: pay.signerAddress,
+        usdPerNative: options.gasSponsorUsdPerEth,
+      };
+    }
     handler = withPayGateway(keyhold, pay.gateway);
     payUrlPath = PAY_PATH_PREFIX;
   }

@@ -165,6 +165,12 @@ export type {
   ParsedEthereumTransaction,
 } from './transactions/ethereum.js';
 export {
+  type Eip1559Fields,
+  parseSignedEthereumTransaction,
+  type SignedEthereumTransaction,
+  unsignedEip1559Transaction,
+} from './transactions/ethereum-send.js';
+export {
   canSignTaproot,
   isSupportedTransactionType,
   type ParsedTransaction,

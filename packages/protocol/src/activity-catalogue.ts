@@ -201,6 +201,16 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('SET_PAYMENT_METHOD', [1, 2], 'ORGANIZATION', 'UPDATE', () => 'setPaymentMethodResult'),
   ...define('DELETE_PAYMENT_METHOD', [1], 'ORGANIZATION', 'DELETE'),
   ...define('ACTIVATE_BILLING_TIER', [1], 'ORGANIZATION', 'UPDATE'),
+  // Send-transaction (an EVM chain through `keyhold serve --evm-rpc`): a signed transaction
+  // broadcast as it is, or one signed with the organization's key and broadcast; the gas
+  // sponsorship limits of the organization.
+  ...define('ETH_SEND_RAW_TRANSACTION', [1], 'PRIVATE_KEY', 'SIGN'),
+  // V2 (what the published clients send) gives the transaction as `calls` (one: Keyhold
+  // sends no EIP-7702 batches).
+  ...define('ETH_SEND_TRANSACTION', [1, 2], 'PRIVATE_KEY', 'SIGN', (v) =>
+    v === 1 ? 'ethSendTransactionResult' : 'ethSendTransactionResultV2',
+  ),
+  ...define('UPSERT_GAS_USAGE_CONFIG', [1], 'ORGANIZATION', 'UPDATE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.
   ...define('APPROVE_ACTIVITY', [1], 'ORGANIZATION', 'UPDATE'),

@@ -135,6 +135,9 @@ export const ACTIVITY_TYPES = [
   'ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT',
   'ACTIVITY_TYPE_UPDATE_WEBHOOK_ENDPOINT',
   'ACTIVITY_TYPE_DELETE_WEBHOOK_ENDPOINT',
+  // Not in the spec's list: what the published clients (@turnkey/sdk-server 8, @turnkey/http 6)
+  // send for ethSendTransaction, its transaction given as `calls`.
+  'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2',
 ] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 

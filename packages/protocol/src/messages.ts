@@ -371,6 +371,60 @@ const CATALOGUE = {
     'organization has exceeded maximum smart contract interfaces',
   ),
 
+  // Send-transaction (ETH_SEND_RAW_TRANSACTION, ETH_SEND_TRANSACTION, UPSERT_GAS_USAGE_CONFIG,
+  // get_send_transaction_status, get_nonces, get_wallet_address_balances, get_gas_usage). The
+  // spec names none of these texts: they are Keyhold's. What the chain refuses refuses the
+  // request and stores nothing; a chain that does not answer is EVM_CHAIN_UNAVAILABLE (503,
+  // Retry-After).
+  EVM_NETWORK_UNSUPPORTED: e(
+    INVALID_ARGUMENT,
+    'unsupported caip2: not an EVM network Keyhold sends transactions on',
+  ),
+  EVM_RPC_NOT_CONFIGURED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'no RPC endpoint configured for this network: start the server with --evm-rpc NETWORK=URL',
+  ),
+  EVM_CHAIN_UNAVAILABLE: e(
+    StatusCode.UNAVAILABLE,
+    "the chain's RPC endpoint did not answer: retry later",
+  ),
+  INVALID_EVM_ADDRESS: e(INVALID_ARGUMENT, 'invalid address: 0x and 40 hexadecimal digits'),
+  TRANSACTION_CHAIN_MISMATCH: e(
+    INVALID_ARGUMENT,
+    'the transaction is signed for another chain than caip2',
+  ),
+  NONCE_TOO_LOW: e(
+    StatusCode.FAILED_PRECONDITION,
+    'nonce too low: the account has sent a transaction with this nonce already',
+  ),
+  INSUFFICIENT_FUNDS: e(
+    StatusCode.FAILED_PRECONDITION,
+    'insufficient funds for gas * price + value',
+  ),
+  TRANSACTION_REVERTED: e(StatusCode.FAILED_PRECONDITION, 'execution reverted'),
+  TRANSACTION_REJECTED: e(StatusCode.FAILED_PRECONDITION, 'the chain rejected the transaction'),
+  BATCH_CALLS_UNSUPPORTED: e(
+    INVALID_ARGUMENT,
+    'more than one call needs an EIP-7702 batch, which Keyhold does not send: one call per transaction',
+  ),
+  SEND_TRANSACTION_STATUS_NOT_FOUND: e(NOT_FOUND, 'send transaction status not found'),
+  SENDER_NOT_WALLET_ACCOUNT: e(
+    INVALID_ARGUMENT,
+    'address is not a wallet account of this organization (private key addresses are not supported)',
+  ),
+  INVALID_GAS_USAGE_CONFIG: e(
+    INVALID_ARGUMENT,
+    'invalid gas usage config: USD limits as decimal strings, windowDurationMinutes 1 to 43200',
+  ),
+  GAS_SPONSORSHIP_NOT_ENABLED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'gas sponsorship is not enabled: set it with UPSERT_GAS_USAGE_CONFIG, and give the server a sponsor account',
+  ),
+  GAS_SPONSORSHIP_LIMIT_EXCEEDED: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'gas sponsorship limit reached for the current window',
+  ),
+
   // Server
   INTERNAL: e(INTERNAL, 'internal server error'),
   UNAVAILABLE: e(StatusCode.UNAVAILABLE, 'service unavailable'),

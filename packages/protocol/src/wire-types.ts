@@ -428,6 +428,10 @@ export interface ActivityResults {
   ACTIVITY_TYPE_OAUTH: { userId: string; apiKeyId: string; credentialBundle: string };
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
   ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
+  ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION: { transactionHash: string };
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION: { sendTransactionStatusId: string };
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2: { sendTransactionStatusId: string };
+  ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: { gasUsageConfigId: string };
   ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };
   ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };
   /** Empty strings until the auth proxy exists (its own issue): only the setting is stored. */

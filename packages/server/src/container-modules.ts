@@ -8,6 +8,7 @@ import {
   ActivityService,
   Clock,
   DEFAULT_RATE_LIMITS,
+  type GasSponsor,
   Ids,
   Metrics,
   type MetricsExposition,
@@ -16,12 +17,14 @@ import {
   noMetrics,
   noNotifier,
   noOidcVerifier,
+  noSendTransactionChains,
   Oauth2Gateway,
   OidcVerifier,
   PolicyExplainer,
   QueryService,
   RateLimiter,
   randomIds,
+  SendTransactionChains,
   SignatureVerifier,
   Store,
   systemClock,
@@ -115,6 +118,8 @@ export const ServerTokens = {
    * `/keyhold/v1/oauth2`, this server answers its discovery document and JWKS.
    */
   Oauth2Issuer: Symbol.for('keyhold.Oauth2Issuer'),
+  /** The operator's gas sponsor of ETH_SEND_TRANSACTION (a GasSponsor, or a function of none). */
+  GasSponsor: Symbol.for('keyhold.GasSponsor'),
 } as const;
 
 /**
@@ -217,6 +222,8 @@ export const coreModule = () =>
   new ContainerModule(({ bind }) => {
     bind(ServerTokens.ActivityServiceOptions).toConstantValue({});
     bind(ServerTokens.Oauth2Issuer).toConstantValue(DEFAULT_OAUTH2_ISSUER);
+    bind(ServerTokens.GasSponsor).toConstantValue(() => undefined);
+    bind(SendTransactionChains).toConstantValue(noSendTransactionChains);
     bind(ServerTokens.RateLimitSettings).toConstantValue({
       rules: DEFAULT_RATE_LIMITS,
       brand: 'Keyhold',
@@ -238,6 +245,8 @@ export const coreModule = () =>
             oauth2Gateway: ctx.get<Oauth2Gateway>(Oauth2Gateway),
             oauth2Issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
             oidcVerifier: ctx.get<OidcVerifier>(OidcVerifier),
+            chains: ctx.get<SendTransactionChains>(SendTransactionChains),
+            gasSponsor: ctx.get<() => GasSponsor | undefined>(ServerTokens.GasSponsor),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             ids: ctx.get(Ids),
@@ -256,6 +265,7 @@ export const coreModule = () =>
           new QueryService({
             store: ctx.get(Store),
             notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
+            chains: ctx.get<SendTransactionChains>(SendTransactionChains),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             options: ctx.get(ServerTokens.ActivityServiceOptions),

@@ -12,6 +12,7 @@ import {
   type BootstrapResult,
   bootstrapOrganization,
   Clock,
+  type GasSponsor,
   Ids,
   Metrics,
   Notifier,
@@ -22,6 +23,7 @@ import {
   RateLimiter,
   type RateLimitOverrides,
   rateLimitRules,
+  SendTransactionChains,
   SignatureVerifier,
   type SigningQuotas,
   Store,
@@ -119,6 +121,17 @@ export interface KeyholdOptions {
    * is asked at each activity).
    */
   oauth2?: { gateway?: Oauth2Gateway; issuer?: string | (() => string) };
+  /**
+   * The send-transaction activities (ETH_SEND_RAW_TRANSACTION, ETH_SEND_TRANSACTION and their
+   * queries): the EVM chains by CAIP-2 id (`sendTransactionChainsOf(new Map([['eip155:84532',
+   * createViemEvmSendChain(url)]]))`), and the operator's gas sponsor (a private key of the
+   * operator's organization and the USD price of the native coin), or a function that answers
+   * it once it exists. Default: no chain (EVM_RPC_NOT_CONFIGURED), no sponsor.
+   */
+  sendTransaction?: {
+    chains?: SendTransactionChains;
+    gasSponsor?: GasSponsor | (() => GasSponsor | undefined);
+  };
   /**
    * Sends one-time codes by email and SMS (`@keyhold/notifier-smtp`, `@keyhold/notifier-log`
    * in development). Default: none — INIT_OTP answers that no transport is configured.
@@ -355,6 +368,9 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Oauth2Gateway, options.oauth2?.gateway);
   constant(ServerTokens.Oauth2Issuer, options.oauth2?.issuer);
   constant(OidcVerifier, options.oidcVerifier);
+  constant(SendTransactionChains, options.sendTransaction?.chains);
+  const sponsor = options.sendTransaction?.gasSponsor;
+  constant(ServerTokens.GasSponsor, typeof sponsor === 'object' ? () => sponsor : sponsor);
   const serviceOptions: ActivityServiceOptions = {};
   if (options.timestampToleranceMs !== undefined)
     serviceOptions.timestampToleranceMs = options.timestampToleranceMs;

@@ -19,6 +19,7 @@ import { PAYMENTS } from './tables/payments.js';
 import { POLICIES } from './tables/policies.js';
 import { POLICY_EVALUATIONS } from './tables/policy-evaluations.js';
 import { PRIVATE_KEYS } from './tables/private-keys.js';
+import { GAS_USAGE_CONFIGS, SEND_TRANSACTIONS } from './tables/send-transactions.js';
 import { SMART_CONTRACT_INTERFACES } from './tables/smart-contract-interfaces.js';
 import { PRIVATE_KEY_TAGS, USER_TAGS } from './tables/tags.js';
 import { USERS } from './tables/users.js';
@@ -57,6 +58,8 @@ export const STORE_TABLES = {
   payments: PAYMENTS,
   oauthProviders: OAUTH_PROVIDERS,
   organizationDocuments: ORGANIZATION_DOCUMENTS,
+  sendTransactions: SEND_TRANSACTIONS,
+  gasUsageConfigs: GAS_USAGE_CONFIGS,
 } as const;
 
 /**

@@ -678,6 +678,76 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     },
   );
 
+  check(
+    'send transactions and gas usage configs: get, list by creation, update, conflict, optional columns; gone with the organization',
+    async () => {
+      const org = organization({ parentOrganizationId: undefined });
+      const orgId = org.organizationId;
+      const sent = (createdAt: number) => ({
+        organizationId: orgId,
+        sendTransactionStatusId: fresh('send'),
+        activityId: fresh('activity'),
+        caip2: 'eip155:84532',
+        fromAddress: '0x00000000000000000000000000000000000000aa',
+        txHash: `0x${String(createdAt).padStart(64, '0')}`,
+        signedTransaction: `0x02f8${createdAt}`,
+        createdAt,
+        updatedAt: createdAt,
+      });
+      const s2 = {
+        ...sent(2),
+        sponsorSignedTransaction: '0x02f9',
+        sponsorTxHash: `0x${'b'.repeat(64)}`,
+        sponsoredWei: '21000000000000',
+        sponsoredUsd: '0.063000',
+      };
+      const s1 = sent(1);
+      const config = {
+        organizationId: orgId,
+        gasUsageConfigId: fresh('gas'),
+        orgWindowLimitUsd: '25.000000',
+        subOrgWindowLimitUsd: '5.000000',
+        windowDurationMinutes: 60,
+        enabled: true,
+        createdAt: 3,
+        updatedAt: 3,
+      };
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.sendTransactions.insert(s2);
+        await t.sendTransactions.insert(s1);
+        await t.gasUsageConfigs.insert(config);
+      });
+      expect(await tx((t) => t.sendTransactions.list(orgId))).toEqual([s1, s2]);
+      expect(await tx((t) => t.sendTransactions.get(orgId, s2.sendTransactionStatusId))).toEqual(
+        s2,
+      );
+      expect(
+        await tx((t) => t.sendTransactions.get(fresh('org'), s2.sendTransactionStatusId)),
+      ).toBeUndefined();
+      expect(await conflict(tx((t) => t.sendTransactions.insert(s1)))).toBe(
+        'send_transaction_pkey',
+      );
+      const updated = { ...s1, updatedAt: 9 };
+      await tx((t) => t.sendTransactions.update(updated));
+      expect(await tx((t) => t.sendTransactions.get(orgId, s1.sendTransactionStatusId))).toEqual(
+        updated,
+      );
+      expect(await tx((t) => t.gasUsageConfigs.list(orgId))).toEqual([config]);
+      expect(await conflict(tx((t) => t.gasUsageConfigs.insert(config)))).toBe(
+        'gas_usage_config_pkey',
+      );
+      const disabled = { ...config, enabled: false, orgWindowLimitUsd: '1.500000', updatedAt: 7 };
+      await tx((t) => t.gasUsageConfigs.update(disabled));
+      expect(await tx((t) => t.gasUsageConfigs.get(orgId, config.gasUsageConfigId))).toEqual(
+        disabled,
+      );
+      await tx((t) => t.organizations.delete(orgId));
+      expect(await tx((t) => t.sendTransactions.list(orgId))).toEqual([]);
+      expect(await tx((t) => t.gasUsageConfigs.list(orgId))).toEqual([]);
+    },
+  );
+
   check('wallet accounts: creation order, per-wallet listing, lookups, conflicts', async () => {
     const org = fresh('org');
     const [wa, wb] = [fresh('wallet'), fresh('wallet')];

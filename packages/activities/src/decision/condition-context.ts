@@ -16,7 +16,12 @@
  * @module
  */
 
-import { deriveAddress, parseEip7702Authorization, parseTypedData } from '@keyhold/keys';
+import {
+  deriveAddress,
+  parseEip7702Authorization,
+  parseSignedEthereumTransaction,
+  parseTypedData,
+} from '@keyhold/keys';
 import type {
   ConditionContext,
   PolicyActivity,
@@ -56,6 +61,13 @@ export function policyParamsOf(kind: string, p: Parameters): Record<string, unkn
       ]);
     case 'SIGN_TRANSACTION':
       return pick([['type', p.type]]);
+    case 'ETH_SEND_TRANSACTION':
+      return pick([
+        ['caip2', p.caip2],
+        ['sponsor', p.sponsor],
+      ]);
+    case 'ETH_SEND_RAW_TRANSACTION':
+      return pick([['caip2', p.caip2]]);
     case 'UPDATE_WALLET':
       return pick([['wallet_id', p.walletId]]);
     case 'UPDATE_WEBHOOK_ENDPOINT':
@@ -164,6 +176,45 @@ async function addTransaction(
   context.eth = { tx: { ...parsed.view, ...(from !== undefined ? { from } : {}), ...call } };
 }
 
+/**
+ * `eth.tx` of ETH_SEND_TRANSACTION: the intent's members, as SIGN_TRANSACTION's view names
+ * them (`type` eip1559, `chain_id` from `caip2`). What the intent leaves to the chain (nonce,
+ * gas, fees) is absent, so a policy reading it gets a `missing` error.
+ */
+function sendTransactionView(parameters: Parameters, from: string | undefined) {
+  const big = (value: unknown) =>
+    typeof value === 'string' && value !== '' ? BigInt(value) : undefined;
+  // V2 names its one call in `calls` (several are refused before the decision).
+  const calls = Array.isArray(parameters.calls) ? (parameters.calls as Parameters[]) : undefined;
+  const call = calls?.length === 1 ? calls[0]! : parameters;
+  const data = typeof call.data === 'string' && call.data !== '' ? call.data : '0x';
+  const view: Record<string, unknown> = {
+    type: 'eip1559',
+    chain_id: BigInt(String(parameters.caip2 ?? '').replace(/^eip155:/, '') || '0'),
+    to: String(call.to ?? '').toLowerCase(),
+    value: big(call.value) ?? 0n,
+    data: (data.startsWith('0x') ? data : `0x${data}`).toLowerCase(),
+    from: from ?? String(parameters.from ?? '').toLowerCase(),
+  };
+  const optional = {
+    nonce: big(parameters.nonce),
+    gas: big(parameters.gasLimit),
+    max_fee_per_gas: big(parameters.maxFeePerGas),
+    max_priority_fee_per_gas: big(parameters.maxPriorityFeePerGas),
+  };
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) view[key] = value;
+  return view;
+}
+
+/** `eth.tx` of ETH_SEND_RAW_TRANSACTION: the signed transaction, `from` recovered from it. */
+function addSignedTransaction(context: Record<string, unknown>, parameters: Parameters): void {
+  try {
+    context.eth = { tx: parseSignedEthereumTransaction(String(parameters.signedTransaction)).view };
+  } catch {
+    // refused by the handler's precheck
+  }
+}
+
 const PAYLOAD_KEYWORD = {
   PAYLOAD_ENCODING_EIP712: ['eip_712', (payload: string) => parseTypedData(payload).view],
   PAYLOAD_ENCODING_EIP7702_AUTHORIZATION: [
@@ -262,6 +313,14 @@ export async function conditionContextOf(
         parameters,
         await addSigningKey(parameters.signWith ?? parameters.privateKeyId),
       );
+      break;
+    case 'ETH_SEND_TRANSACTION': {
+      const from = await addSigningKey(parameters.from);
+      context.eth = { tx: sendTransactionView(parameters, from) };
+      break;
+    }
+    case 'ETH_SEND_RAW_TRANSACTION':
+      addSignedTransaction(context, parameters);
       break;
     case 'EXPORT_PRIVATE_KEY':
     case 'DISABLE_PRIVATE_KEY':

@@ -40,6 +40,8 @@ export const KEYWORDS_BY_KIND: Readonly<Record<string, readonly OptionalKeyword[
   SIGN_RAW_PAYLOAD: [...SIGNER, 'eth.eip_712', 'eth.eip_7702_authorization'],
   SIGN_RAW_PAYLOADS: [...SIGNER, 'eth.eip_712', 'eth.eip_7702_authorization'],
   SIGN_TRANSACTION: [...SIGNER, 'eth.tx', 'solana.tx', 'tron.tx', 'bitcoin.tx'],
+  ETH_SEND_TRANSACTION: [...SIGNER, 'eth.tx'],
+  ETH_SEND_RAW_TRANSACTION: ['eth.tx'],
   EXPORT_WALLET_ACCOUNT: SIGNER,
   EXPORT_PRIVATE_KEY: ['private_key'],
   DISABLE_PRIVATE_KEY: ['private_key'],

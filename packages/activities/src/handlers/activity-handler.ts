@@ -14,6 +14,7 @@ import type {
   VoteKind,
 } from '@keyhold/protocol';
 import type { ActivityScope } from '../activity-scope.js';
+import type { SendTransactionChains } from '../ports/evm-send-chain.js';
 import type { Ids } from '../ports/ids.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { Oauth2Gateway } from '../ports/oauth2-gateway.js';
@@ -21,6 +22,7 @@ import type { OidcVerifier } from '../ports/oidc-verifier.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
+import type { GasSponsor } from './gas-sponsorship.js';
 
 export interface ActivityContext {
   readonly tx: StoreTransaction;
@@ -53,6 +55,10 @@ export interface ActivityContext {
   readonly oauth2: Oauth2Settings;
   /** Verifies OIDC id_tokens: signature, trusted issuer, expiry. */
   readonly oidc: OidcVerifier;
+  /** The EVM chains of the send-transaction activities (`keyhold serve --evm-rpc`). */
+  readonly chains: SendTransactionChains;
+  /** The operator's account that sponsors gas (ETH_SEND_TRANSACTION `sponsor`), if any. */
+  readonly gasSponsor?: GasSponsor;
   readonly ids: Ids;
   /** The activity's time (epoch ms): every record it writes carries it. */
   readonly now: number;

@@ -21,6 +21,7 @@ import {
   initImportPrivateKeyHandler,
   initImportWalletHandler,
 } from './export-import.js';
+import { upsertGasUsageConfigHandler } from './gas-sponsorship.js';
 import {
   acceptInvitationHandler,
   createInvitationsHandler,
@@ -74,6 +75,7 @@ import {
   updatePolicyHandler,
 } from './policies.js';
 import { createPrivateKeysHandler } from './private-keys.js';
+import { ethSendRawTransactionHandler, ethSendTransactionHandler } from './send-transaction.js';
 import {
   createReadOnlySessionHandler,
   createReadWriteSessionHandler,
@@ -218,6 +220,9 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   SET_PAYMENT_METHOD: setPaymentMethodHandler,
   DELETE_PAYMENT_METHOD: deletePaymentMethodHandler,
   ACTIVATE_BILLING_TIER: activateBillingTierHandler,
+  ETH_SEND_RAW_TRANSACTION: ethSendRawTransactionHandler,
+  ETH_SEND_TRANSACTION: ethSendTransactionHandler,
+  UPSERT_GAS_USAGE_CONFIG: upsertGasUsageConfigHandler,
 };
 
 /**

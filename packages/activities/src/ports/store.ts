@@ -15,6 +15,7 @@ import type {
   AuditEntryRecord,
   AuditHeadRecord,
   AuthenticatorRecord,
+  GasUsageConfigRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
   OauthProviderRecord,
@@ -27,6 +28,7 @@ import type {
   PolicyEvaluationRecord,
   PolicyRecord,
   PrivateKeyRecord,
+  SendTransactionRecord,
   SmartContractInterfaceRecord,
   TagRecord,
   UserRecord,
@@ -454,6 +456,26 @@ export interface SmartContractInterfaceRepository {
   delete(organizationId: string, smartContractInterfaceId: string): Promise<void>;
 }
 
+/** ETH_SEND_TRANSACTION's transactions, listed by `createdAt`. */
+export interface SendTransactionRepository {
+  get(
+    organizationId: string,
+    sendTransactionStatusId: string,
+  ): Promise<SendTransactionRecord | undefined>;
+  list(organizationId: string): Promise<SendTransactionRecord[]>;
+  insert(record: SendTransactionRecord): Promise<void>;
+  update(record: SendTransactionRecord): Promise<void>;
+}
+
+/** Gas sponsorship limits (UPSERT_GAS_USAGE_CONFIG): one record per organization. */
+export interface GasUsageConfigRepository {
+  get(organizationId: string, gasUsageConfigId: string): Promise<GasUsageConfigRecord | undefined>;
+  /** The organization's config, as a list of at most one. */
+  list(organizationId: string): Promise<GasUsageConfigRecord[]>;
+  insert(record: GasUsageConfigRecord): Promise<void>;
+  update(record: GasUsageConfigRecord): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -486,6 +508,8 @@ export interface StoreTransaction {
   readonly payments: PaymentRepository;
   readonly oauthProviders: OauthProviderRepository;
   readonly organizationDocuments: OrganizationDocumentRepository;
+  readonly sendTransactions: SendTransactionRepository;
+  readonly gasUsageConfigs: GasUsageConfigRepository;
 }
 
 /** The Store port: the repositories, reached through one transaction at a time. */

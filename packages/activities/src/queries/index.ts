@@ -32,6 +32,12 @@ import {
 } from './policy-queries.js';
 import { getBootProof, getLatestBootProof, listAppProofs } from './proof-queries.js';
 import type { QueryHandler, QueryHandlerMap } from './query-handler.js';
+import {
+  getGasUsage,
+  getNonces,
+  getSendTransactionStatus,
+  getWalletAddressBalances,
+} from './send-transaction-queries.js';
 import { getOrganizationConfigs } from './settings-queries.js';
 import {
   getSmartContractInterface,
@@ -70,6 +76,10 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   get_wallet: getWallet,
   list_wallet_accounts: listWalletAccounts,
   get_wallet_account: getWalletAccount,
+  get_send_transaction_status: getSendTransactionStatus,
+  get_nonces: getNonces,
+  get_wallet_address_balances: getWalletAddressBalances,
+  get_gas_usage: getGasUsage,
   list_private_keys: listPrivateKeys,
   get_private_key: getPrivateKey,
   list_policies: listPolicies,

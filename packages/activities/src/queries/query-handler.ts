@@ -3,6 +3,7 @@
  * @module
  */
 import type { BootProof, QueryName, QueryOf } from '@keyhold/protocol';
+import type { SendTransactionChains } from '../ports/evm-send-chain.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { SessionReader } from '../read-only-session.js';
 import type { OrganizationRecord } from '../records.js';
@@ -18,6 +19,8 @@ export interface QueryContext {
   readonly consensusExpiryMs: number;
   /** This server's software boot proof (get_boot_proof), when the server made one. */
   readonly bootProof?: BootProof;
+  /** The EVM chains of the send-transaction queries (`keyhold serve --evm-rpc`). */
+  readonly chains: SendTransactionChains;
 }
 
 /**

@@ -18,6 +18,7 @@ import {
   enumOf,
   int,
   intEnum,
+  matching,
   name,
   obj,
   type Properties,
@@ -48,6 +49,31 @@ import {
   updatePolicyParams,
   userParams,
 } from './shapes.js';
+
+/** A CAIP-2 chain id of an EVM chain (`eip155:84532`); which ones are served is the handler's. */
+const caip2 = () => withError(matching('^eip155:[0-9]{1,20}$'), 'EVM_NETWORK_UNSUPPORTED');
+/** A 20-byte address, `0x` and 40 hex digits (any case). */
+const evmAddress = () => withError(matching('^0x[0-9a-fA-F]{40}$'), 'INVALID_EVM_ADDRESS');
+/** A non-negative integer as a decimal string (wei, gas, a nonce): at most 78 digits (uint256). */
+const decimal = () => withError(matching('^[0-9]{1,78}$'), 'INVALID_TRANSACTION');
+/** A USD amount as a decimal string (`25`, `0.50`). */
+const usd = () => matching('^[0-9]{1,12}(\\.[0-9]{1,6})?$');
+
+/** Call data: hex, `0x` optional, at most 64 KiB. */
+const callData = () =>
+  withError(matching('^(0x)?([0-9a-fA-F]{2}){0,65536}$'), 'INVALID_TRANSACTION');
+/** What both versions of ETH_SEND_TRANSACTION carry beside the call(s). */
+const ethSendTransactionProperties = {
+  from: evmAddress(),
+  caip2: caip2(),
+  sponsor: bool(),
+  nonce: decimal(),
+  gasLimit: decimal(),
+  maxFeePerGas: decimal(),
+  maxPriorityFeePerGas: decimal(),
+  deadline: decimal(),
+  gasStationNonce: decimal(),
+};
 
 const nonEmpty = <T>(items: Schema<T>, max = 100) => arr(items, { minItems: 1, maxItems: max });
 
@@ -667,6 +693,39 @@ export const INTENT_SCHEMAS = {
   ACTIVITY_TYPE_DELETE_OAUTH2_CREDENTIAL: obj({ oauth2CredentialId: uuid() }, [
     'oauth2CredentialId',
   ]),
+  ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION: obj(
+    {
+      signedTransaction: withError(
+        str({ minLength: 1, maxLength: 262_144 }),
+        'INVALID_TRANSACTION',
+      ),
+      caip2: caip2(),
+    },
+    ['signedTransaction', 'caip2'],
+  ),
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION: obj(
+    { ...ethSendTransactionProperties, to: evmAddress(), value: decimal(), data: callData() },
+    ['from', 'caip2', 'to'],
+  ),
+  ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2: obj(
+    {
+      ...ethSendTransactionProperties,
+      calls: arr(obj({ to: evmAddress(), value: decimal(), data: callData() }, ['to']), {
+        minItems: 1,
+        maxItems: 50,
+      }),
+    },
+    ['from', 'caip2', 'calls'],
+  ),
+  ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: obj(
+    {
+      orgWindowLimitUsd: withError(usd(), 'INVALID_GAS_USAGE_CONFIG'),
+      subOrgWindowLimitUsd: withError(usd(), 'INVALID_GAS_USAGE_CONFIG'),
+      windowDurationMinutes: withError(matching('^[1-9][0-9]{0,4}$'), 'INVALID_GAS_USAGE_CONFIG'),
+      enabled: bool(),
+    },
+    ['orgWindowLimitUsd', 'subOrgWindowLimitUsd', 'windowDurationMinutes'],
+  ),
   ACTIVITY_TYPE_OAUTH2_AUTHENTICATE: obj(
     {
       oauth2CredentialId: uuid(),

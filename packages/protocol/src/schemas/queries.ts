@@ -73,6 +73,24 @@ export const QUERY_SCHEMAS = {
     ['walletId'],
   ),
   list_private_keys: q({}),
+  get_send_transaction_status: q({ sendTransactionStatusId: uuid() }, ['sendTransactionStatusId']),
+  get_nonces: q(
+    {
+      address: withError(matching('^0x[0-9a-fA-F]{40}$'), 'INVALID_EVM_ADDRESS'),
+      caip2: withError(matching('^eip155:[0-9]{1,20}$'), 'EVM_NETWORK_UNSUPPORTED'),
+      nonce: bool(),
+      gasStationNonce: bool(),
+    },
+    ['address', 'caip2'],
+  ),
+  get_wallet_address_balances: q(
+    {
+      address: withError(matching('^0x[0-9a-fA-F]{40}$'), 'INVALID_EVM_ADDRESS'),
+      caip2: withError(matching('^eip155:[0-9]{1,20}$'), 'EVM_NETWORK_UNSUPPORTED'),
+    },
+    ['address', 'caip2'],
+  ),
+  get_gas_usage: q({}),
   get_private_key: q({ privateKeyId: withError(uuid(), 'REQUEST_INVALID') }, ['privateKeyId']),
   list_policies: q({}),
   get_policy: q({ policyId: uuid() }, ['policyId']),

@@ -69,6 +69,7 @@ export function handlerContext(parts: HandlerContextParts): ActivityContext {
     notifier: only('notifier', {}),
     oauth2: only('oauth2', {}),
     oidc: only('oidc', {}),
+    chains: only('chains', {}),
     ids: { uuid: () => `id-${++next}`, activityId: () => 'activity-1' },
     now: parts.now ?? 1_700_000_000_000,
     activityId: 'activity-1',
