@@ -48,6 +48,7 @@ describe('loadMigrations', () => {
       [13, 'oauth2_credentials'],
       [14, 'payments'],
       [15, 'audit_log'],
+      [19, 'vault_state'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

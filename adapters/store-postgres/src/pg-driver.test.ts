@@ -129,6 +129,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 13 },
       { version: 14 },
       { version: 15 },
+      { version: 19 },
     ]);
   });
 

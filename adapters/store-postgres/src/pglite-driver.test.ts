@@ -100,6 +100,7 @@ describe('PGlite data directory', () => {
       { version: 13 },
       { version: 14 },
       { version: 15 },
+      { version: 19 },
     ]);
   });
 

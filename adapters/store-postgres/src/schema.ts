@@ -39,6 +39,7 @@ const TABLE_VERSIONS = {
   invitations: 11,
   oauth2_credentials: 13,
   payments: 14,
+  vault_state: 19,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;
