@@ -165,7 +165,7 @@ export async function runRestoreCommand(args: string[]): Promise<number> {
   await mkdir(values.data, { recursive: true, mode: 0o700 });
   const { PGlite } = await import('@electric-sql/pglite');
   try {
-    const db = await PGlite.create(pgdata, { loadDataDir: new Blob([dump]) });
+    const db = await PGlite.create(pgdata, { loadDataDir: new Blob([new Uint8Array(dump)]) });
     await db.close();
   } catch (error) {
     return fail(`--from ${values.from} is not a Keyhold backup: ${(error as Error).message}`);
