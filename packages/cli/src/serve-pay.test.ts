@@ -9,6 +9,7 @@
  */
 import { type Store, StoreUnavailableError } from '@keyhold/activities';
 import { isPayErrorCode, PAY_ERROR_CODE_LIST, type PayErrorCode } from '@keyhold/pay-errors';
+import { PAY_OPENAPI_PATHS } from '@keyhold/payments';
 import { generateApiKeyPair } from '@keyhold/server';
 import { MemoryStore } from '@keyhold/store-memory';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
@@ -182,6 +183,29 @@ describe('the payment gateway at <url>/pay', () => {
     expect(supported.signers['eip155:*']).toEqual([server.paySignerAddress]);
     const ready = await call('GET', '/ready');
     expect(ready).toMatchObject({ status: 200, json: { status: 'ready' } });
+  });
+
+  it("lists its routes in the server's /openapi.json, each routed by the gateway", async () => {
+    const document = await (await fetch(`${server.url}/openapi.json`)).json();
+    for (const [path, item] of Object.entries(PAY_OPENAPI_PATHS)) {
+      expect(Object.keys(document.paths[`/pay${path}`] ?? {})).toEqual(Object.keys(item));
+      // A payment id that does not exist is a 404 too: only routes without one are probed.
+      if (path.includes('{paymentId}')) continue;
+      for (const method of Object.keys(item)) {
+        const concrete = path
+          .replace('{network}', 'base-sepolia')
+          .replace('{organizationId}', server.organizationId!);
+        const response = await fetch(`${server.payUrl}${concrete}`, {
+          method: method.toUpperCase(),
+          ...(method === 'post' ? { body: '{}' } : {}),
+        });
+        await response.arrayBuffer();
+        expect({ route: `${method} ${path}`, status: response.status }).not.toMatchObject({
+          status: 404,
+        });
+      }
+    }
+    expect((await fetch(`${server.payUrl}/base-sepolia/not-a-route`)).status).toBe(404);
   });
 
   it('verifies and settles a stock v2 payment once; a replay is refused and moves nothing', async () => {

@@ -44,6 +44,14 @@ export {
 export { Logger, silentLogger, stderrLogger } from './logger.js';
 export { observedKeyVault } from './observed-key-vault.js';
 export {
+  OPENAPI_PATH,
+  type OpenApiDocumentOptions,
+  type OpenApiOperation,
+  type OpenApiPathItem,
+  openApiDocument,
+  withOpenApiPaths,
+} from './openapi-document.js';
+export {
   deriveNotarizer,
   deriveTlsFetcherEncryptKey,
   deriveTlsFetcherKey,
