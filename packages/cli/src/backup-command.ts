@@ -29,7 +29,7 @@ the master key: keep DIR/master.key (or KEYHOLD_MASTER_KEY) apart; restore needs
 Also KEYHOLD_DATA.
 `;
 
-const RESTORE_HELP = `usage: KEYHOLD_MASTER_KEY=… keyhold restore [--data DIR] --from FILE
+const RESTORE_HELP = `usage: keyhold restore [--data DIR] --from FILE      (KEYHOLD_MASTER_KEY=… in the environment)
 
 Recreates the embedded store of DIR (default ${DEFAULT_DATA_DIR}; it must hold no database
 yet) from a file \`keyhold backup\` wrote, writes KEYHOLD_MASTER_KEY as DIR/master.key, and
