@@ -115,12 +115,28 @@ async function sealedValues(dir: string): Promise<string[]> {
   }
 }
 
+/** The sealed values of `vault_state`. */
+async function vaultState(dir: string): Promise<string[]> {
+  const store = await createPgliteStore({ dataDir: join(dir, 'pgdata') });
+  try {
+    const rows = await store.sqlTransaction((sql) =>
+      sql.query<{ sealed: string }>('SELECT sealed FROM vault_state'),
+    );
+    return rows.map((r) => r.sealed);
+  } finally {
+    await store.close();
+  }
+}
+
+let firstMasterKey = '';
+
 describe('keyhold master-key rotate', () => {
   it('sets up an organization with a wallet and a private key that sign', async () => {
     await serving(
       data,
       async (line, sdk) => {
         organizationId = line.organizationId!;
+        firstMasterKey = masterKeyOf(data);
         published = publishedKeys(line);
         const wallet = await sdk.createWallet({
           walletName: 'treasury',
@@ -191,6 +207,19 @@ describe('keyhold master-key rotate', () => {
     const after = await sealedValues(data);
     expect(after).toHaveLength(3);
     for (const value of after) expect(sealed).not.toContain(value);
+    // The derivation root (the first master key) is stored sealed, never in the clear.
+    const stored = await vaultState(data);
+    expect(stored).toHaveLength(1);
+    expect(stored[0]).toMatch(/^ksw1\./);
+    for (const key of [firstMasterKey, before]) {
+      for (const encoded of [
+        key,
+        Buffer.from(key, 'hex').toString('base64'),
+        Buffer.from(key, 'hex').toString('base64url'),
+      ]) {
+        expect(stored[0]!.toLowerCase()).not.toContain(encoded.toLowerCase());
+      }
+    }
     await serving(data, async (line, sdk) => {
       expect(publishedKeys(line)).toEqual(published);
       await bothSign(sdk);
