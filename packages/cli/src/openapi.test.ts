@@ -1,5 +1,5 @@
 /**
- * `GET /openapi.json` over HTTP, against a server started here (with metrics): a valid OpenAPI
+ * `GET /openapi.json` over HTTP (Express and Koa), against a server started here (with metrics): a valid OpenAPI
  * 3.1 document (checked by a validator of the OpenAPI schemas), generated from the protocol's
  * schemas, that agrees with the routes the server answers both ways:
  * - every operation in it is answered (not 404, 405 or 501) at its method;
@@ -18,19 +18,6 @@ import { type RunningServer, startServer } from './start-server.js';
 let server: RunningServer;
 // biome-ignore lint/suspicious/noExplicitAny: the document is plain JSON.
 let document: any;
-beforeAll(async () => {
-  server = await startServer({
-    port: 0,
-    logger: silentLogger,
-    metrics: new PrometheusMetrics(),
-    bootstrapApiPublicKey: generateApiKeyPair().publicKey,
-  });
-  const response = await fetch(`${server.url}/openapi.json`);
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-  document = await response.json();
-});
-afterAll(() => server?.close());
 
 const METHODS = ['get', 'post'] as const;
 
@@ -44,7 +31,22 @@ async function answers(method: (typeof METHODS)[number], path: string): Promise<
   return ![404, 405, 501].includes(response.status);
 }
 
-describe('GET /openapi.json', () => {
+describe.each(['express', 'koa'] as const)('GET /openapi.json (%s)', (http) => {
+  beforeAll(async () => {
+    server = await startServer({
+      port: 0,
+      http,
+      logger: silentLogger,
+      metrics: new PrometheusMetrics(),
+      bootstrapApiPublicKey: generateApiKeyPair().publicKey,
+    });
+    const response = await fetch(`${server.url}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    document = await response.json();
+  });
+  afterAll(() => server?.close());
+
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
     const result = await validator.validate(structuredClone(document));
