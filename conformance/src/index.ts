@@ -18,6 +18,7 @@ export {
   stampBytes,
   UnexpectedResponseError,
 } from './client.js';
+export { type ConnectionFailure, connectionFailure } from './connection-failure.js';
 export {
   ABANDON_ACCOUNTS,
   ABANDON_MNEMONIC,
@@ -85,6 +86,7 @@ export {
   fcParameters,
   type PropertyOptions,
 } from './property.js';
+export { jsonReport, junitReport } from './report-formats.js';
 export {
   type ConformanceReport,
   type PropertyResult,
@@ -99,6 +101,7 @@ export {
   type StatusBody,
   type StatusExpectation,
 } from './status-body.js';
+export { subOrganizationTarget } from './sub-organization-target.js';
 export {
   apiPublicKeyOf,
   type ConformanceTarget,

@@ -9,6 +9,8 @@ import { type ConformanceTarget, httpTarget } from './target.js';
 
 export interface PropertyResult {
   name: string;
+  /** What the property asserts, in one sentence. */
+  description?: string;
   ok: boolean;
   /** Why it failed: the assertion, the counterexample and the seed to replay it with. */
   error?: string;
@@ -30,6 +32,8 @@ export interface RunAgainstOptions extends PropertyOptions {
   log?: (line: string) => void;
   /** Default: every property. */
   properties?: readonly ConformanceProperty[];
+  /** Called as each property starts (1-based `index` of `total`): for progress lines. */
+  onStart?: (property: ConformanceProperty, index: number, total: number) => void;
 }
 
 export interface RunConformanceOptions extends RunAgainstOptions {
@@ -92,24 +96,42 @@ export async function runConformanceAgainst(
   if (blocked !== undefined) {
     const error = `not run: the preflight whoami failed (check the URL, API key and organization id)\n${blocked}`;
     for (const property of properties) {
-      results.push({ name: property.name, ok: false, error, durationMs: 0 });
+      results.push({
+        name: property.name,
+        description: property.description,
+        ok: false,
+        error,
+        durationMs: 0,
+      });
       log(`FAIL ${property.name} (not run)`);
     }
     log(indent(error));
     log(`0 passed, ${results.length} failed`);
     return { passed: 0, failed: results.length, results };
   }
-  for (const property of properties) {
+  for (const [index, property] of properties.entries()) {
+    options.onStart?.(property, index + 1, properties.length);
     const started = performance.now();
     try {
       await property.run(target, propertyOptions);
       const durationMs = Math.round(performance.now() - started);
-      results.push({ name: property.name, ok: true, durationMs });
+      results.push({
+        name: property.name,
+        description: property.description,
+        ok: true,
+        durationMs,
+      });
       log(`ok   ${property.name} (${durationMs} ms)`);
     } catch (error) {
       const durationMs = Math.round(performance.now() - started);
       const message = describeError(error);
-      results.push({ name: property.name, ok: false, error: message, durationMs });
+      results.push({
+        name: property.name,
+        description: property.description,
+        ok: false,
+        error: message,
+        durationMs,
+      });
       log(`FAIL ${property.name} (${durationMs} ms)\n${indent(message)}`);
     }
   }

@@ -10,6 +10,7 @@ describe('isKeyholdPath', () => {
     '/keyhold/v1/explain_policies',
     '/health',
     '/ready',
+    '/openapi.json',
     '/base-sepolia/supported',
     '/pay/base-sepolia/settle',
     '/pay/ready',

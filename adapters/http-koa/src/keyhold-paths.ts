@@ -13,8 +13,8 @@
  */
 const PREFIXES = ['/public/', '/keyhold/', '/base-mainnet/', '/base-sepolia/', '/pay/'];
 
-/** The probes. */
-const EXACT = new Set(['/health', '/ready']);
+/** The probes, and the OpenAPI document of what Keyhold serves. */
+const EXACT = new Set(['/health', '/ready', '/openapi.json']);
 
 /**
  * True when `path` (without the query string, relative to the mount prefix) is Keyhold's.

@@ -52,6 +52,7 @@ describe('loadMigrations', () => {
       [16, 'send_transactions'],
       [17, 'smart_contract_interfaces'],
       [18, 'organization_documents'],
+      [19, 'vault_state'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

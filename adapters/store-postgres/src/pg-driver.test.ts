@@ -133,6 +133,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 16 },
       { version: 17 },
       { version: 18 },
+      { version: 19 },
     ]);
   });
 

@@ -104,6 +104,7 @@ describe('PGlite data directory', () => {
       { version: 16 },
       { version: 17 },
       { version: 18 },
+      { version: 19 },
     ]);
   });
 

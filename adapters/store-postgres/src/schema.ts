@@ -44,6 +44,7 @@ const TABLE_VERSIONS = {
   organization_documents: 18,
   send_transactions: 16,
   gas_usage_configs: 16,
+  vault_state: 19,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

@@ -895,6 +895,17 @@ export class SqlStore implements Store, Outbox {
     return run;
   }
 
+  /**
+   * One database transaction in plain SQL, over tables the Store port does not join (every
+   * organization's wallets at once, `vault_state`): for operator commands such as
+   * `keyhold master-key rotate`, which must change all of them or none. Not for request paths.
+   * @example
+   * await store.sqlTransaction((sql) => sql.query('SELECT count(*) AS n FROM wallets'));
+   */
+  sqlTransaction<T>(work: (sql: SqlClient) => Promise<T>): Promise<T> {
+    return this.withClient(work);
+  }
+
   /** A cheap round trip to the database, for readiness probes. */
   async ping(): Promise<void> {
     await this.driver.transaction((client) => client.query('SELECT 1'));

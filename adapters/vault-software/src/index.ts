@@ -5,5 +5,11 @@
  * @module
  */
 export { generateMasterKey, MASTER_KEY_LENGTH, masterKeyFromHex } from './master-key.js';
+export {
+  isSoftwareSealed,
+  openDerivationRoot,
+  resealSecret,
+  sealDerivationRoot,
+} from './master-key-rotation.js';
 export { SEALED_PREFIX } from './sealed-box.js';
 export { SoftwareKeyVault, type SoftwareKeyVaultOptions } from './software-key-vault.js';

@@ -62,6 +62,15 @@ export interface QueryServiceDeps {
 export class QueryService {
   constructor(private readonly deps: QueryServiceDeps) {}
 
+  /**
+   * Every query Keyhold serves (`/public/v1/query/<name>`), e.g. for the OpenAPI document.
+   * @example
+   * QueryService.names().includes('whoami'); // true
+   */
+  static names(): readonly string[] {
+    return Object.keys(QUERY_HANDLERS);
+  }
+
   /** True when `name` is a query Keyhold serves. */
   static serves(name: string): boolean {
     return Object.hasOwn(QUERY_HANDLERS, name);

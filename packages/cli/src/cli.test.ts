@@ -507,16 +507,22 @@ describe('keyhold usage', () => {
     expect(await run.exit()).toBe(0);
   });
 
-  it.each(['serve', 'keygen', 'conformance', 'policy', 'whoami'])(
-    '%s --help prints its usage and exits 0',
-    async (command) => {
-      const run = keyhold(command, '--help');
-      expect(await run.firstLine()).toMatch(/^usage: keyhold /);
-      expect(await run.exit()).toBe(0);
-    },
-  );
+  it.each([
+    'serve',
+    'keygen',
+    'conformance',
+    'policy',
+    'whoami',
+    'master-key',
+    'backup',
+    'restore',
+  ])('%s --help prints its usage and exits 0', async (command) => {
+    const run = keyhold(command, '--help');
+    expect(await run.firstLine()).toMatch(/^usage: keyhold /);
+    expect(await run.exit()).toBe(0);
+  });
 
-  it.each(['serve', 'keygen', 'conformance', 'whoami'])(
+  it.each(['serve', 'keygen', 'conformance', 'whoami', 'backup', 'restore'])(
     '%s with an unknown option: the option named, where help is, exit 2',
     async (command) => {
       const run = keyhold(command, '--bogus');

@@ -16,6 +16,9 @@ const USAGE = `usage: keyhold <command> [options]     (keyhold <command> --help 
   policy       check a file of policies offline, or explain a server's decision
   whoami       list the root organizations of a data directory or database (their ids)
   audit        verify or export the tamper-evident audit log of a data directory or database
+  master-key   rotate the master key (re-seals every secret in one transaction)
+  backup       write the embedded store (--data DIR) to a file
+  restore      recreate an embedded store from a backup file
   --version    print the version
 `;
 
@@ -78,6 +81,12 @@ async function run(command: string | undefined, rest: string[]): Promise<number>
       return (await import('./whoami-command.js')).runWhoamiCommand(rest);
     case 'audit':
       return (await import('./audit-command.js')).runAuditCommand(rest);
+    case 'master-key':
+      return (await import('./master-key-command.js')).runMasterKeyCommand(rest);
+    case 'backup':
+      return (await import('./backup-command.js')).runBackupCommand(rest);
+    case 'restore':
+      return (await import('./backup-command.js')).runRestoreCommand(rest);
     case '--version':
     case '-v':
     case 'version':

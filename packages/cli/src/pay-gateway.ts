@@ -12,12 +12,20 @@ import { KeyVault } from '@keyhold/keys';
 import {
   type EvmChain,
   openSettlementAccount,
+  PAY_OPENAPI_PATHS,
   PayFacilitator,
   PayGateway,
   type PayNetwork,
 } from '@keyhold/payments';
 import type { RawRequest, RawResponse, RequestHandler } from '@keyhold/protocol';
-import { type Keyhold, type KeyholdRequestHandler, Logger, ServerTokens } from '@keyhold/server';
+import {
+  type Keyhold,
+  type KeyholdRequestHandler,
+  Logger,
+  OPENAPI_PATH,
+  ServerTokens,
+  withOpenApiPaths,
+} from '@keyhold/server';
 
 /**
  * Where the gateway is served, under the server's URL.
@@ -137,7 +145,8 @@ export async function createPayGateway(
 
 /**
  * One request handler for Keyhold and its payment gateway: paths under `/pay` go to the
- * gateway (relative to `/pay`), every other path to Keyhold.
+ * gateway (relative to `/pay`), every other path to Keyhold; Keyhold's `/openapi.json` gains
+ * the gateway's paths.
  * @example
  * app.use(createKeyholdRouter(withPayGateway(keyhold, pay.gateway)));
  */
@@ -152,7 +161,16 @@ export function withPayGateway(keyhold: Keyhold, gateway: RequestHandler): Reque
           gateway.handle({ ...request, path: path.slice(PAY_PATH_PREFIX.length) || '/' }),
         );
       }
+      if (path === OPENAPI_PATH) return withPayPaths(requests.handle(request));
       return requests.handle(request);
     },
   };
+}
+
+/** Keyhold's OpenAPI document with the gateway's paths under `/pay` (a refusal as it is). */
+async function withPayPaths(answer: Promise<RawResponse>): Promise<RawResponse> {
+  const response = await answer;
+  if (response.status !== 200 || response.body === '') return response;
+  const document = withOpenApiPaths(JSON.parse(response.body), PAY_PATH_PREFIX, PAY_OPENAPI_PATHS);
+  return { ...response, body: JSON.stringify(document) };
 }

@@ -545,6 +545,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       ...(values.metrics === 'on' ? { metrics: new PrometheusMetrics() } : {}),
       store: store.store,
       masterKey: store.masterKey,
+      derivationRoot: store.derivationRoot,
       ...(vault ? { vault } : {}),
       ...(notarizer ? { notarizer } : {}),
       ...(cryptoWorkPool ? { cryptoWorkPool } : {}),

@@ -11,6 +11,7 @@
 import { type Store, StoreUnavailableError } from '@keyhold/activities';
 import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { isPayErrorCode, PAY_ERROR_CODE_LIST, type PayErrorCode } from '@keyhold/pay-errors';
+import { PAY_OPENAPI_PATHS } from '@keyhold/payments';
 import { generateApiKeyPair } from '@keyhold/server';
 import { MemoryStore } from '@keyhold/store-memory';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
@@ -193,6 +194,29 @@ describe('the payment gateway at <url>/pay', () => {
     expect(await (await fetch(`${server.url}/metrics`)).text()).toMatch(
       /keyhold_http_request_duration_seconds_count\{route="\/pay",method="GET",status="200"\} [1-9]/,
     );
+  });
+
+  it("lists its routes in the server's /openapi.json, each routed by the gateway", async () => {
+    const document = await (await fetch(`${server.url}/openapi.json`)).json();
+    for (const [path, item] of Object.entries(PAY_OPENAPI_PATHS)) {
+      expect(Object.keys(document.paths[`/pay${path}`] ?? {})).toEqual(Object.keys(item));
+      // A payment id that does not exist is a 404 too: only routes without one are probed.
+      if (path.includes('{paymentId}')) continue;
+      for (const method of Object.keys(item)) {
+        const concrete = path
+          .replace('{network}', 'base-sepolia')
+          .replace('{organizationId}', server.organizationId!);
+        const response = await fetch(`${server.payUrl}${concrete}`, {
+          method: method.toUpperCase(),
+          ...(method === 'post' ? { body: '{}' } : {}),
+        });
+        await response.arrayBuffer();
+        expect({ route: `${method} ${path}`, status: response.status }).not.toMatchObject({
+          status: 404,
+        });
+      }
+    }
+    expect((await fetch(`${server.payUrl}/base-sepolia/not-a-route`)).status).toBe(404);
   });
 
   it('verifies and settles a stock v2 payment once; a replay is refused and moves nothing', async () => {

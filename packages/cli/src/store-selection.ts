@@ -9,6 +9,7 @@ import { MemoryStore } from '@keyhold/store-memory';
 import { generateMasterKey } from '@keyhold/vault-software';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { makePrivate, openDataDirectory } from './data-directory.js';
+import { settleDataDirectoryKey, storedDerivationRoot } from './master-key-rotation.js';
 
 export const DEFAULT_DATA_DIR = '.keyhold/data';
 
@@ -21,6 +22,8 @@ export interface OpenedStore {
   kind: StoreChoice['kind'];
   store: Store;
   masterKey: Uint8Array;
+  /** What the published keys derive from (see master-key-rotation.ts); the master key until a rotation. */
+  derivationRoot: Uint8Array;
 }
 
 export class StoreConfigurationError extends Error {
@@ -39,7 +42,8 @@ export async function openStore(
           'production needs KEYHOLD_MASTER_KEY; refusing to generate one',
         );
       }
-      return { kind: 'memory', store: new MemoryStore(), masterKey: given ?? generateMasterKey() };
+      const masterKey = given ?? generateMasterKey();
+      return { kind: 'memory', store: new MemoryStore(), masterKey, derivationRoot: masterKey };
     }
     case 'data': {
       const dir = await openDataDirectory(choice.dir, {
@@ -52,13 +56,21 @@ export async function openStore(
       // message each way, and the worker holds PGlite's one transaction while it waits for the
       // next — measured slower (bench/README.md, "PGlite on a worker thread").
       const store = await createPgliteStore({ dataDir: dir.pgdata });
+      let keys: { masterKey: Uint8Array; derivationRoot: Uint8Array };
+      try {
+        // A rotation cut short is finished or discarded before anything opens a secret.
+        keys = await settleDataDirectoryKey(dir.root, store, dir.masterKey);
+      } catch (error) {
+        await store.close();
+        throw new StoreConfigurationError(`--data ${dir.root}: ${(error as Error).message}`);
+      }
       await makePrivate(dir.root);
       const close = store.close.bind(store);
       store.close = async () => {
         await close();
         await makePrivate(dir.root);
       };
-      return { kind: 'data', store, masterKey: dir.masterKey };
+      return { kind: 'data', store, ...keys };
     }
     case 'postgres': {
       if (!given) {
@@ -67,11 +79,15 @@ export async function openStore(
         );
       }
       const { createPostgresStore } = await import('@keyhold/store-postgres');
-      return {
-        kind: 'postgres',
-        store: await createPostgresStore(postgresTarget(choice.url)),
-        masterKey: given,
-      };
+      const store = await createPostgresStore(postgresTarget(choice.url));
+      let root: Uint8Array | undefined;
+      try {
+        root = await storedDerivationRoot(store, given);
+      } catch (error) {
+        await store.close();
+        throw new StoreConfigurationError(`KEYHOLD_MASTER_KEY: ${(error as Error).message}`);
+      }
+      return { kind: 'postgres', store, masterKey: given, derivationRoot: root ?? given };
     }
   }
 }

@@ -41,6 +41,7 @@ export {
   type PayNetwork,
   type PayNetworkInfo,
 } from './pay-networks.js';
+export { PAY_OPENAPI_PATHS } from './pay-openapi.js';
 export { type PaymentView, paymentView } from './payment-view.js';
 export {
   openSettlementAccount,

@@ -42,7 +42,16 @@ export {
   type RateLimiting,
 } from './keyhold-request-handler.js';
 export { Logger, silentLogger, stderrLogger } from './logger.js';
+export { NOT_AVAILABLE_QUERIES } from './not-available-queries.js';
 export { observedKeyVault } from './observed-key-vault.js';
+export {
+  OPENAPI_PATH,
+  type OpenApiDocumentOptions,
+  type OpenApiOperation,
+  type OpenApiPathItem,
+  openApiDocument,
+  withOpenApiPaths,
+} from './openapi-document.js';
 export {
   deriveNotarizer,
   deriveTlsFetcherEncryptKey,

@@ -10,6 +10,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import {
   type ActivityService,
   laneOfRoute,
@@ -46,6 +47,13 @@ import {
   PUBLIC_KEYS_PATH,
 } from './keyhold-extensions.js';
 import { KNOWN_QUERY_PATHS, KNOWN_SUBMIT_PATHS } from './known-endpoints.js';
+import { OPENAPI_PATH, openApiDocument } from './openapi-document.js';
+
+/** The version of this package, named by the OpenAPI document. */
+const SERVER_VERSION = String(
+  (createRequire(import.meta.url)('../package.json') as { version?: unknown }).version,
+);
+
 import type { Logger } from './logger.js';
 import { NOT_AVAILABLE_QUERIES } from './not-available-queries.js';
 
@@ -213,6 +221,7 @@ export const WEBHOOK_JWKS_PATH = '/public/v1/discovery/webhooks/jwks';
 
 /** Paths served outside the API routes: their own metrics label. */
 const SERVED_PATHS = new Set([
+  OPENAPI_PATH,
   '/health',
   '/ready',
   '/metrics',
@@ -272,6 +281,7 @@ export class KeyholdRequestHandler implements RequestHandler {
   private lastUnavailableLog = Number.NEGATIVE_INFINITY;
   private jwksResponse: RawResponse | undefined;
   private publicKeysResponse: RawResponse | undefined;
+  private openApiResponse: RawResponse | undefined;
 
   constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
 
@@ -345,6 +355,7 @@ export class KeyholdRequestHandler implements RequestHandler {
       const { method, path } = request;
       if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
       if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
+      if (path === OPENAPI_PATH && (method === 'GET' || method === 'HEAD')) return this.openApi();
       if (path === '/metrics' && method === 'GET') return await this.metrics();
       if (path === '/ready' && method === 'GET') return await this.readiness();
       if (path === WEBHOOK_JWKS_PATH && (method === 'GET' || method === 'HEAD')) {
@@ -445,6 +456,23 @@ export class KeyholdRequestHandler implements RequestHandler {
     return undefined;
   }
 
+  /** The OpenAPI 3.1 document of what this handler serves; built once, no authentication. */
+  private openApi(): RawResponse {
+    this.openApiResponse ??= {
+      ...json(
+        200,
+        openApiDocument({
+          metrics: this.deps.metricsExposition !== undefined,
+          // The issuer's documents are served here only when its URL's path is ours.
+          oauth2Issuer: this.oidcIssuerDocument('/jwks') !== undefined,
+          version: SERVER_VERSION,
+        }),
+      ),
+      headers: { ...BASE_HEADERS, 'cache-control': 'public, max-age=300' },
+    };
+    return this.openApiResponse;
+  }
+
   /** Every public key Keyhold publishes; no authentication, cacheable like the JWKS. */
   private publicKeys(): RawResponse {
     const { publicKeys } = this.deps;
@@ -533,6 +561,7 @@ export class KeyholdRequestHandler implements RequestHandler {
         ? NOT_AVAILABLE_QUERIES[name]
         : undefined;
       if (reason !== undefined) {
+        if (method !== 'POST') throw new KeyholdError('METHOD_NOT_ALLOWED', { allow: 'POST' });
         throw new KeyholdError(
           'QUERY_NOT_AVAILABLE',
           { query: name, reason },

@@ -76,6 +76,13 @@ export interface KeyholdOptions {
   /** The software vault's 32-byte master key. Default: a random key (secrets die with the process). */
   masterKey?: Uint8Array;
   /**
+   * The 32-byte secret the published keys (signer, notarizer, TLS fetcher and its encryption
+   * key, webhook key) are derived from when not given. Default: `masterKey`. After
+   * `keyhold master-key rotate` it is the key the data was first under (stored sealed), so
+   * rotating the master key does not change the keys clients pin.
+   */
+  derivationRoot?: Uint8Array;
+  /**
    * Where CPU-heavy key work runs: derivation, Taproot tweaks, addresses, signatures. Default:
    * inline, on the caller's thread — a wallet of a hundred accounts then holds the event loop
    * for a few hundred milliseconds. Give a worker pool (`new PiscinaCryptoWorkPool()` of
@@ -336,17 +343,18 @@ export class Keyhold implements RequestHandler {
 export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   const container = new Container({ defaultScope: 'Singleton' });
   const masterKey = options.masterKey ?? generateMasterKey();
+  const root = options.derivationRoot ?? masterKey;
   container.load(
     foundationModule(
-      options.signerKey ? signerKeyFrom(options.signerKey) : deriveSignerKey(masterKey),
+      options.signerKey ? signerKeyFrom(options.signerKey) : deriveSignerKey(root),
       options.webhooks?.signingKey
         ? webhookSigningKey(options.webhooks.signingKey)
-        : deriveWebhookKey(masterKey),
-      options.notarizer ?? deriveNotarizer(masterKey),
-      options.tlsFetcherKey ? signerKeyFrom(options.tlsFetcherKey) : deriveTlsFetcherKey(masterKey),
+        : deriveWebhookKey(root),
+      options.notarizer ?? deriveNotarizer(root),
+      options.tlsFetcherKey ? signerKeyFrom(options.tlsFetcherKey) : deriveTlsFetcherKey(root),
       options.tlsFetcherEncryptKey
         ? signerKeyFrom(options.tlsFetcherEncryptKey)
-        : deriveTlsFetcherEncryptKey(masterKey),
+        : deriveTlsFetcherEncryptKey(root),
     ),
     memoryStoreModule(),
     softwareVaultModule(masterKey),
