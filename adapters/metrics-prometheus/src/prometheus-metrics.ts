@@ -11,7 +11,7 @@ import type {
   RequestSample,
   WebhookOutcome,
 } from '@keyhold/activities';
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** What `PrometheusMetrics` takes. */
 export interface PrometheusMetricsOptions {
@@ -43,6 +43,7 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
   readonly #signatures: Histogram<'vault' | 'curve'>;
   readonly #webhookAttempts: Counter<'outcome'>;
   readonly #portFailures: Counter<'port'>;
+  readonly #webhookQueue: Gauge;
 
   constructor(options: PrometheusMetricsOptions = {}) {
     const prefix = options.prefix ?? 'keyhold_';
@@ -80,6 +81,11 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
       labelNames: ['outcome'],
       registers,
     });
+    this.#webhookQueue = new Gauge({
+      name: `${prefix}webhook_queue_depth`,
+      help: 'Webhook deliveries pending (due or waiting to retry), after the last dispatch run.',
+      registers,
+    });
     this.#portFailures = new Counter({
       name: `${prefix}port_failures_total`,
       help: 'Requests a port failed under (store unreachable, rate limiter down), by port.',
@@ -107,6 +113,10 @@ export class PrometheusMetrics implements Metrics, MetricsExposition {
 
   webhookAttempted(outcome: WebhookOutcome, count: number): void {
     if (count > 0) this.#webhookAttempts.inc({ outcome }, count);
+  }
+
+  webhookQueueDepth(depth: number): void {
+    this.#webhookQueue.set(depth);
   }
 
   portFailed(port: PortFailure): void {

@@ -677,6 +677,14 @@ export class MemoryStore implements Store, Outbox {
     });
   }
 
+  countPending(): Promise<number> {
+    return this.exclusive(() => {
+      let pending = 0;
+      for (const row of this.state.deliveries.values()) if (row.status === 'PENDING') pending++;
+      return pending;
+    });
+  }
+
   markDelivered(deliveryId: string, attempts: number, at: number): Promise<void> {
     return this.finish(deliveryId, { status: 'DELIVERED', attempts, finishedAt: at });
   }

@@ -763,6 +763,16 @@ export class SqlStore implements Store, Outbox {
     });
   }
 
+  countPending(): Promise<number> {
+    return this.withClient(async (db) => {
+      const [row] = await db.query(
+        `SELECT count(*) AS pending FROM webhook_deliveries WHERE status = 'PENDING'`,
+        [],
+      );
+      return num(row!.pending);
+    });
+  }
+
   async markDelivered(deliveryId: string, attempts: number, at: number): Promise<void> {
     await this.withClient((db) =>
       db.query(

@@ -331,10 +331,16 @@ export const coreModule = () =>
             logger.warn('webhook endpoint disabled', { ...endpoint }),
           onRun: (summary) => {
             const metrics = ctx.get<Metrics>(Metrics);
+            if (metrics === noMetrics) return;
             metrics.webhookAttempted('delivered', summary.delivered);
             metrics.webhookAttempted('retried', summary.retried);
             metrics.webhookAttempted('failed', summary.failed);
             metrics.webhookAttempted('error', summary.errors);
+            // One count per run, only when metrics are kept; a failed count is just skipped.
+            store.countPending?.().then(
+              (depth) => metrics.webhookQueueDepth(depth),
+              () => {},
+            );
           },
         });
       })

@@ -6,6 +6,8 @@
  * request durations by route and status, activities by type and status, policy decision and
  * vault signing times, webhook attempts and port failures.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Logger, type Store, StoreUnavailableError } from '@keyhold/activities';
 import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { MemoryStore } from '@keyhold/store-memory';
@@ -202,6 +204,40 @@ describe('request ids, access lines and metrics', () => {
     } finally {
       down = false;
       await flaky.server.close();
+    }
+  });
+
+  it('counts webhook attempts by outcome and the queue depth after a run', async () => {
+    const hooked = await startTurnkeyServer({
+      metrics: new PrometheusMetrics({ processMetrics: false }),
+      webhookIntervalMs: 0,
+      webhooks: { allowPrivateDestinations: true },
+    });
+    try {
+      // A loopback port nobody listens on: every attempt fails and is rescheduled.
+      const closed = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as AddressInfo;
+          probe.close(() => resolve(port));
+        });
+      });
+      await hooked.client.createWebhookEndpoint({
+        url: `http://127.0.0.1:${closed}/hook`,
+        name: 'nobody home',
+        subscriptions: [{ eventType: 'ACTIVITY_UPDATES' }],
+      });
+      await hooked.client.createWallet({ walletName: 'hooked', accounts: [] });
+      const summary = await hooked.server.keyhold.deliverWebhooks();
+      expect(summary.retried).toBeGreaterThanOrEqual(1);
+      // The depth is counted after the run, asynchronously.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const text = await (await fetch(`${hooked.server.url}/metrics`)).text();
+      expect(sample(text, 'keyhold_webhook_attempts_total', { outcome: 'retried' })).toBe(
+        summary.retried,
+      );
+      expect(sample(text, 'keyhold_webhook_queue_depth')).toBe(summary.retried);
+    } finally {
+      await hooked.server.close();
     }
   });
 

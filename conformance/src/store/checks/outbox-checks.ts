@@ -239,11 +239,15 @@ export function outboxChecks(options: StoreContractOptions): StoreCheck[] {
       for (const d of [retried, delivered, failed]) await t.webhookDeliveries.insert(d);
     });
     expect(ids(await store().claimDue(T, 10, 60_000))).toEqual(ids([retried, delivered, failed]));
+    // The queue depth, where the store counts it: leased deliveries are still pending.
+    const pending = () => store().countPending?.() ?? Promise.resolve(undefined);
+    const before = await pending();
 
     // Rescheduling releases the lease: due again at nextAttemptAt, with the attempts made.
     await store().reschedule(retried.deliveryId, 1, T + 100, 'HTTP 503');
     await store().markDelivered(delivered.deliveryId, 1, T + 5);
     await store().markFailed(failed.deliveryId, 1, T + 5, 'HTTP 410');
+    if (before !== undefined) expect(await pending()).toBe(before - 2);
     expect(await store().claimDue(T + 99, 10, 60_000)).toEqual([]);
     expect(await store().claimDue(T + 100, 10, 60_000)).toEqual([
       { ...retried, attempts: 1, nextAttemptAt: T + 100 },

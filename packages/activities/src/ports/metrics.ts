@@ -37,6 +37,8 @@ export interface Metrics {
   vaultSigned(vault: string, curve: string, seconds: number): void;
   /** Webhook delivery attempts of one dispatch run, by outcome (`count` of them). */
   webhookAttempted(outcome: WebhookOutcome, count: number): void;
+  /** Webhook deliveries PENDING after a dispatch run, when the outbox counts them. */
+  webhookQueueDepth(depth: number): void;
   /** A port that failed under a request (the store unreachable, the limiter down). */
   portFailed(port: PortFailure): void;
 }
@@ -59,6 +61,7 @@ export const noMetrics: Metrics = {
   policyDecided() {},
   vaultSigned() {},
   webhookAttempted() {},
+  webhookQueueDepth() {},
   portFailed() {},
 };
 

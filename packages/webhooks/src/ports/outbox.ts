@@ -36,6 +36,11 @@ export interface Outbox {
    * first, each leased until `now + leaseMs` so no other dispatcher claims it meanwhile.
    */
   claimDue(now: number, limit: number, leaseMs: number): Promise<WebhookDelivery[]>;
+  /**
+   * Optional: how many deliveries are PENDING (due or not, leased or not) — the queue depth an
+   * operator's metrics show. One count, never a listing.
+   */
+  countPending?(): Promise<number>;
   /** The attempt succeeded: DELIVERED, lease released. */
   markDelivered(deliveryId: string, attempts: number, at: number): Promise<void>;
   /** The attempt failed and will be retried at `nextAttemptAt`; lease released. */
