@@ -13,7 +13,8 @@
  * `execution-refusal.ts`); an issuer out of reach answers 503.
  * @module
  */
-import { createCredentialBundle, createSessionJwt } from '@keyhold/keys';
+
+import { createCredentialBundle } from '@keyhold/keys';
 import { KeyholdError } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -29,6 +30,7 @@ import {
   verifyOidcToken,
 } from './oidc-token.js';
 import { addSessionKey, sessionSeconds } from './session-keys.js';
+import { loginSession } from './sessions.js';
 
 /** The user whose provider the token (already checked for its nonce) belongs to. */
 async function userOfToken(
@@ -53,24 +55,7 @@ export const oauthLoginHandler: HandlerOf<'OAUTH_LOGIN'> = refusingHandler({
     const claims = await verifyOidcToken(ctx, p.oidcToken);
     checkOidcNonce(claims, [publicKey]);
     const user = await userOfToken(ctx, claims);
-    const key = await addSessionKey(ctx, user, {
-      publicKey,
-      credentialType: 'CREDENTIAL_TYPE_LOGIN',
-      apiKeyName: `OAuth Login - ${ctx.now}`,
-      seconds: sessionSeconds(p.expirationSeconds),
-      invalidateExisting: p.invalidateExisting ?? false,
-    });
-    const session = await createSessionJwt(
-      {
-        exp: Math.floor(key.expiresAt! / 1000),
-        publicKey,
-        sessionType: 'SESSION_TYPE_READ_WRITE',
-        userId: user.userId,
-        organizationId: ctx.organization.organizationId,
-      },
-      ctx.notarizer,
-    );
-    return { session };
+    return loginSession(ctx, user, 'OAuth Login', p);
   },
 });
 

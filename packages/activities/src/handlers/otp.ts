@@ -20,12 +20,12 @@
  * attempt count, written in the transaction that read it.
  * @module
  */
+
 import {
   type BundleSigner,
   createCredentialBundle,
   createOtpTargetBundle,
   createOtpVerificationToken,
-  createSessionJwt,
   openOtpBundle,
 } from '@keyhold/keys';
 import { KeyholdError } from '@keyhold/protocol';
@@ -53,6 +53,7 @@ import {
 } from './otp-code.js';
 import { parseTemplateVariables, renderOtpMessage } from './otp-message.js';
 import { addSessionKey, sessionSeconds } from './session-keys.js';
+import { loginSession } from './sessions.js';
 import { findUserWithContact } from './user-contact.js';
 import {
   checkClientSignature,
@@ -359,7 +360,6 @@ export const otpLoginHandler: HandlerOf<'OTP_LOGIN'> = refusingHandler({
     sessionSeconds(p.expirationSeconds);
   },
   async execute(ctx, p) {
-    const org = ctx.organization;
     const claims = readVerificationToken(ctx, p.verificationToken);
     const publicKey = normalizeApiPublicKey('API_KEY_CURVE_P256', p.publicKey);
     if (p.clientSignature) {
@@ -378,23 +378,6 @@ export const otpLoginHandler: HandlerOf<'OTP_LOGIN'> = refusingHandler({
     await spendVerificationToken(ctx, claims);
     const user = await findUserWithContact(ctx, claims.verificationType, claims.contact);
     if (!user) throw new KeyholdError('USER_NOT_FOUND', { reason: 'no user with this contact' });
-    const key = await addSessionKey(ctx, user, {
-      publicKey,
-      credentialType: 'CREDENTIAL_TYPE_LOGIN',
-      apiKeyName: `OTP Login - ${ctx.now}`,
-      seconds: sessionSeconds(p.expirationSeconds),
-      invalidateExisting: p.invalidateExisting ?? false,
-    });
-    const session = await createSessionJwt(
-      {
-        exp: Math.floor(key.expiresAt! / 1000),
-        publicKey,
-        sessionType: 'SESSION_TYPE_READ_WRITE',
-        userId: user.userId,
-        organizationId: org.organizationId,
-      },
-      ctx.notarizer,
-    );
-    return { session };
+    return loginSession(ctx, user, 'OTP Login', p);
   },
 });

@@ -32,28 +32,43 @@ export const stampLoginHandler: HandlerOf<'STAMP_LOGIN'> = {
     sessionSeconds(p.expirationSeconds);
   },
   async execute(ctx, p) {
-    const { user } = ctx.principal;
-    const publicKey = normalizeApiPublicKey('API_KEY_CURVE_P256', p.publicKey);
-    const key = await addSessionKey(ctx, user, {
-      publicKey,
-      credentialType: 'CREDENTIAL_TYPE_LOGIN',
-      apiKeyName: `Login - ${ctx.now}`,
-      seconds: sessionSeconds(p.expirationSeconds),
-      invalidateExisting: p.invalidateExisting ?? false,
-    });
-    const session = await createSessionJwt(
-      {
-        exp: seconds(key.expiresAt!),
-        publicKey,
-        sessionType: 'SESSION_TYPE_READ_WRITE',
-        userId: user.userId,
-        organizationId: ctx.organization.organizationId,
-      },
-      ctx.notarizer,
-    );
-    return { session };
+    return loginSession(ctx, ctx.principal.user, 'Login', p);
   },
 };
+
+/**
+ * A login (STAMP_LOGIN, OTP_LOGIN, OAUTH_LOGIN): `p.publicKey` becomes an expiring session key
+ * of `user` (CREDENTIAL_TYPE_LOGIN, named `<label> - <time>`), and the answer is the session
+ * JWT over it, signed by the notarizer.
+ * @example
+ * return loginSession(ctx, user, 'OTP Login', p); // { session: 'eyJ…' }
+ */
+export async function loginSession(
+  ctx: ActivityContext,
+  user: UserRecord,
+  label: string,
+  p: { publicKey: string; expirationSeconds?: string; invalidateExisting?: boolean },
+): Promise<{ session: string }> {
+  const publicKey = normalizeApiPublicKey('API_KEY_CURVE_P256', p.publicKey);
+  const key = await addSessionKey(ctx, user, {
+    publicKey,
+    credentialType: 'CREDENTIAL_TYPE_LOGIN',
+    apiKeyName: `${label} - ${ctx.now}`,
+    seconds: sessionSeconds(p.expirationSeconds),
+    invalidateExisting: p.invalidateExisting ?? false,
+  });
+  const session = await createSessionJwt(
+    {
+      exp: seconds(key.expiresAt!),
+      publicKey,
+      sessionType: 'SESSION_TYPE_READ_WRITE',
+      userId: user.userId,
+      organizationId: ctx.organization.organizationId,
+    },
+    ctx.notarizer,
+  );
+  return { session };
+}
 
 export const createReadWriteSessionHandler: HandlerOf<'CREATE_READ_WRITE_SESSION'> = {
   precheck(p) {
