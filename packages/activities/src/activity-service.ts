@@ -42,7 +42,7 @@ import {
 } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import {
   checkIntent,
   definitionAt,
@@ -352,7 +352,12 @@ export class ActivityService {
       definition,
       refusal,
       organizationId: organizationIdOf(body),
-      fingerprint: fingerprintOf(request.rawBody),
+      // A body that carries a secret is fingerprinted in its stored form: a hash of the raw
+      // bytes would let whoever reads it try every six-digit code or card number offline.
+      fingerprint:
+        stored.text === text
+          ? fingerprintOf(request.rawBody)
+          : fingerprintOf(utf8ToBytes(stored.text)),
       parameters: stored.parameters,
       body,
       stamp,
