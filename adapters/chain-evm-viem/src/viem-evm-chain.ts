@@ -47,8 +47,11 @@ function unreachable(error: unknown): boolean {
   return false;
 }
 
-/** The node's answer, or EvmChainUnavailableError when there was none. */
-async function rpc<T>(what: string, request: () => Promise<T>): Promise<T> {
+/**
+ * The node's answer, or EvmChainUnavailableError when there was none (the payment gateway's
+ * chain and the send-transaction chain call nodes through it alike).
+ */
+export async function rpc<T>(what: string, request: () => Promise<T>): Promise<T> {
   try {
     return await request();
   } catch (error) {

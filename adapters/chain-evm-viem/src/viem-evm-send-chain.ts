@@ -20,39 +20,14 @@ import {
   BaseError,
   createPublicClient,
   type Hex,
-  HttpRequestError,
   http,
   InsufficientFundsError,
   NonceTooLowError,
   type PublicClient,
-  TimeoutError,
   TransactionNotFoundError,
   TransactionReceiptNotFoundError,
 } from 'viem';
-import type { ViemEvmChainOptions } from './viem-evm-chain.js';
-
-/** True when `error` says the node could not be reached. */
-function unreachable(error: unknown): boolean {
-  if (error instanceof HttpRequestError || error instanceof TimeoutError) return true;
-  if (error instanceof BaseError) {
-    return error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError) !== null;
-  }
-  return false;
-}
-
-/** The node's answer, or EvmChainUnavailableError when there was none. */
-async function rpc<T>(what: string, request: () => Promise<T>): Promise<T> {
-  try {
-    return await request();
-  } catch (error) {
-    if (unreachable(error)) {
-      throw new EvmChainUnavailableError(`${what}: the chain's RPC endpoint did not answer`, {
-        cause: error,
-      });
-    }
-    throw error;
-  }
-}
+import { rpc, type ViemEvmChainOptions } from './viem-evm-chain.js';
 
 /** The words of the innermost error (the node's own message). */
 function detailOf(error: unknown): string {

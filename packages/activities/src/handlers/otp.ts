@@ -53,7 +53,7 @@ import {
 } from './otp-code.js';
 import { parseTemplateVariables, renderOtpMessage } from './otp-message.js';
 import { addSessionKey, sessionSeconds } from './session-keys.js';
-import { loginSession } from './sessions.js';
+import { checkTargetPublicKey, loginSession } from './sessions.js';
 import { findUserWithContact } from './user-contact.js';
 import {
   checkClientSignature,
@@ -255,7 +255,7 @@ export const verifyOtpHandler: HandlerOf<'VERIFY_OTP'> = {
 export const otpAuthHandler: HandlerOf<'OTP_AUTH'> = {
   precheck(p) {
     sessionSeconds(p.expirationSeconds);
-    normalizeTargetKey(p.targetPublicKey);
+    checkTargetPublicKey(p.targetPublicKey);
   },
   storedParameters: (p, keys) => ({
     ...p,
@@ -336,21 +336,6 @@ async function checkCode(
   const stored = plain ? storedCode(ctx.tlsFetcher, otp.otpId, code) : code;
   if (!storedOtpCodeMatches(otpMacKey(ctx.tlsFetcher.privateKey), otp.otpId, stored, otp.codeMac)) {
     await refuseWrongCode(ctx, otp, new KeyholdError('INVALID_OTP_CODE'));
-  }
-}
-
-/**
- * A P-256 key a credential bundle can be encrypted to.
- * @throws KeyholdError INVALID_PUBLIC_KEY
- */
-function normalizeTargetKey(targetPublicKey: string): void {
-  try {
-    p256.Point.fromHex(targetPublicKey.replace(/^0x/, '')).assertValidity();
-  } catch {
-    throw new KeyholdError('INVALID_PUBLIC_KEY', {
-      field: 'targetPublicKey',
-      reason: 'expected a P-256 public key as hex (compressed or uncompressed)',
-    });
   }
 }
 
