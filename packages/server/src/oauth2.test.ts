@@ -250,20 +250,24 @@ describe.each(STORE_TARGETS)('OAuth 2 credentials on %s', (_, openStore) => {
       await encryptOauth2ClientSecret(app.clientSecret),
       'abcd',
     ]) {
+      // Thunks, so each request starts only when it is awaited: a refusal that arrives
+      // before its await would be an unhandled rejection.
       for (const call of [
-        kh.client.createOauth2Credential({
-          provider: 'OAUTH2_PROVIDER_X',
-          clientId: app.clientId,
-          encryptedClientSecret,
-        }),
-        kh.client.updateOauth2Credential({
-          oauth2CredentialId,
-          provider: 'OAUTH2_PROVIDER_X',
-          clientId: 'changed',
-          encryptedClientSecret,
-        }),
+        () =>
+          kh.client.createOauth2Credential({
+            provider: 'OAUTH2_PROVIDER_X',
+            clientId: app.clientId,
+            encryptedClientSecret,
+          }),
+        () =>
+          kh.client.updateOauth2Credential({
+            oauth2CredentialId,
+            provider: 'OAUTH2_PROVIDER_X',
+            clientId: 'changed',
+            encryptedClientSecret,
+          }),
       ]) {
-        const refused = await rejection(call);
+        const refused = await rejection(call());
         expect(refused.message).toContain('invalid encrypted client secret');
         expect(refused.message).not.toContain(app.clientSecret);
       }
@@ -275,23 +279,26 @@ describe.each(STORE_TARGETS)('OAuth 2 credentials on %s', (_, openStore) => {
 
     // An unknown credential.
     const unknown = '0195f1d2-0000-7000-8000-000000000000';
+    const secret = await encrypted(app.clientSecret);
     for (const call of [
-      kh.client.deleteOauth2Credential({ oauth2CredentialId: unknown }),
-      kh.client.updateOauth2Credential({
-        oauth2CredentialId: unknown,
-        provider: 'OAUTH2_PROVIDER_X',
-        clientId: app.clientId,
-        encryptedClientSecret: await encrypted(app.clientSecret),
-      }),
-      kh.client.oauth2Authenticate({
-        oauth2CredentialId: unknown,
-        authCode: 'code',
-        redirectUri: app.redirectUri,
-        codeVerifier: '',
-        nonce: 'n',
-      }),
+      () => kh.client.deleteOauth2Credential({ oauth2CredentialId: unknown }),
+      () =>
+        kh.client.updateOauth2Credential({
+          oauth2CredentialId: unknown,
+          provider: 'OAUTH2_PROVIDER_X',
+          clientId: app.clientId,
+          encryptedClientSecret: secret,
+        }),
+      () =>
+        kh.client.oauth2Authenticate({
+          oauth2CredentialId: unknown,
+          authCode: 'code',
+          redirectUri: app.redirectUri,
+          codeVerifier: '',
+          nonce: 'n',
+        }),
     ]) {
-      expect((await rejection(call)).message).toContain('OAuth 2.0 credential not found');
+      expect((await rejection(call())).message).toContain('OAuth 2.0 credential not found');
     }
 
     // A wrong code, a wrong verifier, a code used twice.
