@@ -269,6 +269,25 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           )
           .map(clone);
       },
+      async countResources(org) {
+        const count = (rows: Iterable<{ organizationId: string }>) => {
+          let n = 0;
+          for (const r of rows) if (r.organizationId === org) n++;
+          return n;
+        };
+        let subOrganizations = 0;
+        for (const o of s.organizations.rows.values()) {
+          if (o.parentOrganizationId === org) subOrganizations++;
+        }
+        return {
+          users: count(s.users.rows.values()),
+          wallets: count(s.wallets.rows.values()),
+          walletAccounts: count(s.accounts.rows.values()),
+          privateKeys: count(s.privateKeys.rows.values()),
+          policies: count(s.policies.rows.values()),
+          subOrganizations,
+        };
+      },
       async listChildren(parent) {
         return [...s.organizations.rows.values()]
           .filter((o) => o.parentOrganizationId === parent)

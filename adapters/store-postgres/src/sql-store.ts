@@ -44,6 +44,7 @@ import {
   type PolicyEvaluationRepository,
   type PrivateKeyRecord,
   type PrivateKeyRepository,
+  type ResourceCounts,
   type SmartContractInterfaceRecord,
   type SmartContractInterfaceRepository,
   type Store,
@@ -292,6 +293,30 @@ class OrganizationRepositoryOver
       [parent],
       organizations.of,
     );
+  }
+
+  async countResources(id: string): Promise<ResourceCounts> {
+    const [row] = await this.db.query(
+      `SELECT (SELECT count(*) FROM users WHERE organization_id = $1)::int AS users,
+              (SELECT count(*) FROM wallets WHERE organization_id = $1)::int AS wallets,
+              (SELECT count(*) FROM wallet_accounts WHERE organization_id = $1)::int AS accounts,
+              (SELECT count(*) FROM private_keys WHERE organization_id = $1)::int AS keys,
+              (SELECT count(*) FROM policies WHERE organization_id = $1)::int AS policies,
+              (SELECT count(*) FROM organizations WHERE parent_organization_id = $1)::int AS subs`,
+      [id],
+    );
+    const n = row as Record<
+      'users' | 'wallets' | 'accounts' | 'keys' | 'policies' | 'subs',
+      number
+    >;
+    return {
+      users: Number(n.users),
+      wallets: Number(n.wallets),
+      walletAccounts: Number(n.accounts),
+      privateKeys: Number(n.keys),
+      policies: Number(n.policies),
+      subOrganizations: Number(n.subs),
+    };
   }
 
   override async delete(id: string): Promise<void> {

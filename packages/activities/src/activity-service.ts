@@ -79,7 +79,12 @@ import { type Notifier, noNotifier } from './ports/notifier.js';
 import { noOauth2Gateway, type Oauth2Gateway } from './ports/oauth2-gateway.js';
 import { noOidcVerifier, type OidcVerifier } from './ports/oidc-verifier.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
-import { type Store, StoreConflictError, type StoreTransaction } from './ports/store.js';
+import {
+  type ResourceCounts,
+  type Store,
+  StoreConflictError,
+  type StoreTransaction,
+} from './ports/store.js';
 import { findPrincipal, type Principal } from './principal.js';
 import { activityCost } from './rate-limit/activity-cost.js';
 import type { RequestMeter } from './rate-limit/request-admission.js';
@@ -89,6 +94,13 @@ import type {
   PolicyEvaluationRecord,
   VoteRecord,
 } from './records.js';
+import {
+  createdOrganizationOf,
+  hasResourceLimits,
+  NO_RESOURCES,
+  type ResourceLimits,
+  requireResourceLimits,
+} from './resource-limits.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 import { requireSigningQuota, type SigningQuotas } from './signing-quota.js';
 import type { Stamp } from './stamp.js';
@@ -112,6 +124,11 @@ export interface ActivityServiceOptions {
   allowPrivateWebhookDestinations?: boolean;
   /** Monthly signing quotas (see `signing-quota.ts`); default none. */
   quotas?: SigningQuotas;
+  /**
+   * Per-organization resource limits (see `resource-limits.ts`); default none. Refusals name
+   * `quotas.supportContact`.
+   */
+  resourceLimits?: ResourceLimits;
 }
 
 /** What an ActivityService runs on: the Store, KeyVault, Clock, Ids and SignatureVerifier ports. */
@@ -714,6 +731,25 @@ export class ActivityService {
    * stored FAILED, with the refusal, in the same transaction. Anything else is a fault and
    * rolls the whole transaction back.
    */
+  /** The organization's, and a new sub-organization's, resource limits after a handler ran. */
+  private async requireResourceLimits(
+    tx: StoreTransaction,
+    organization: OrganizationRecord,
+    before: ResourceCounts,
+    result: unknown,
+    limits: ResourceLimits,
+  ): Promise<void> {
+    const contact = this.deps.options?.quotas?.supportContact;
+    try {
+      await requireResourceLimits(tx, organization.organizationId, before, limits, contact);
+      const created = createdOrganizationOf(result);
+      if (created) await requireResourceLimits(tx, created, NO_RESOURCES, limits, contact);
+    } catch (error) {
+      // Refused, not failed: the activity leaves nothing behind (see resource-limits.ts).
+      throw isKeyholdError(error) ? new ExecutionRefusal(error) : error;
+    }
+  }
+
   private async execute(
     scope: ActivityScope,
     handler: ActivityHandler,
@@ -750,9 +786,17 @@ export class ActivityService {
     };
     record.updatedAt = now;
     try {
+      const limits = this.deps.options?.resourceLimits;
+      const counted =
+        hasResourceLimits(limits) && definition.action !== 'SIGN' ? limits : undefined;
       const outcome = await scope.tx.savepoint(async () => {
         try {
-          return { result: await handler.execute(ctx, record.parameters) };
+          const before =
+            counted && (await scope.tx.organizations.countResources(organization.organizationId));
+          const result = await handler.execute(ctx, record.parameters);
+          if (counted && before)
+            await this.requireResourceLimits(scope.tx, organization, before, result, counted);
+          return { result };
         } catch (error) {
           // A refusal that keeps the handler's writes leaves the savepoint without undoing them.
           if (error instanceof ExecutionRefusal && error.commitWrites && !runByVote) {

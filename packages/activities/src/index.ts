@@ -137,6 +137,7 @@ export {
   type PolicyRepository,
   type PrivateKeyRepository,
   type PrivateKeyTagRepository,
+  type ResourceCounts,
   type SmartContractInterfaceRepository,
   Store,
   StoreConflictError,
@@ -209,6 +210,10 @@ export type {
   WebhookEndpointRecord,
   WebhookSubscriptionRecord,
 } from './records.js';
+export {
+  RESOURCE_KINDS,
+  type ResourceLimits,
+} from './resource-limits.js';
 export {
   type IncomingRequest,
   readSignedRequest,

@@ -14,6 +14,7 @@ import {
   normalizeApiPublicKey,
   notifierByChannel,
   type RateLimiter,
+  type ResourceLimits,
 } from '@keyhold/activities';
 import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { logNotifier } from '@keyhold/notifier-log';
@@ -38,6 +39,7 @@ import { DataDirectoryError } from './data-directory.js';
 import { parseEvmRpcFlags } from './evm-rpc-flags.js';
 import { HTTP_LIMIT_HELP, HTTP_LIMIT_OPTIONS, httpLimitsFromFlags } from './http-limit-flags.js';
 import type { HttpServerLimits, TlsCredentials } from './http-server.js';
+import { parseResourceLimits } from './resource-limits-flag.js';
 import { type RunningServer, startServer } from './start-server.js';
 import {
   DEFAULT_DATA_DIR,
@@ -86,7 +88,12 @@ const HELP = `usage: keyhold serve [options]
                                     and its sub-organizations, counted in the store across
                                     instances (free-tier: 25, like the hosted free tier);
                                     default none
-  --quota-contact TEXT              who to reach out to, in the over-quota message
+  --resource-limits NAME=N,…        per-organization limits, counted in the store across
+                                    instances: users, wallets, walletAccounts, privateKeys,
+                                    policies, subOrganizations (an organization's own);
+                                    an activity that grows one past its limit is refused
+                                    with the over-quota message; default none
+  --quota-contact TEXT              who to reach out to, in the over-quota messages
   --allow-private-webhooks          accept and deliver to webhook endpoints on private,
                                     loopback and link-local addresses (and http:// to
                                     loopback), in any --env; without it they are refused
@@ -260,6 +267,7 @@ const SERVE_OPTIONS = {
   'allow-private-webhooks': { type: 'boolean', default: false },
   'signing-quota': { type: 'string' },
   'quota-contact': { type: 'string' },
+  'resource-limits': { type: 'string' },
   smtp: { type: 'string' },
   'email-from': { type: 'string' },
   'sms-url': { type: 'string' },
@@ -290,6 +298,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
   const logger = stderrLogger(values['log-level'] as LogLevel);
   let httpLimits: HttpServerLimits;
   let tls: TlsCredentials | undefined;
+  let resourceLimits: ResourceLimits | undefined;
   let oauth2Endpoints: Oauth2EndpointFlags;
   let evmRpc: Map<PayNetwork, string>;
   try {
@@ -333,6 +342,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
       throw new Error(
         `--signing-quota must be a number of signatures a month or free-tier, got "${quota}"`,
       );
+    }
+    if (values['resource-limits'] !== undefined) {
+      resourceLimits = parseResourceLimits(values['resource-limits']);
     }
     if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined)) {
       throw new Error('--tls-cert and --tls-key go together: give both, or neither for plain HTTP');
@@ -564,17 +576,22 @@ export async function runServeCommand(args: string[]): Promise<number> {
       brand: values.brand,
       // Private and loopback webhook destinations only when asked for, whatever --env says.
       webhooks: { allowPrivateDestinations: values['allow-private-webhooks'] },
-      ...(values['signing-quota'] !== undefined
+      ...(values['signing-quota'] !== undefined || resourceLimits
         ? {
             quotas: {
-              monthlySignatures:
-                values['signing-quota'] === 'free-tier'
-                  ? FREE_TIER_MONTHLY_SIGNATURES
-                  : Number(values['signing-quota']),
+              ...(values['signing-quota'] !== undefined
+                ? {
+                    monthlySignatures:
+                      values['signing-quota'] === 'free-tier'
+                        ? FREE_TIER_MONTHLY_SIGNATURES
+                        : Number(values['signing-quota']),
+                  }
+                : {}),
               ...(values['quota-contact'] ? { supportContact: values['quota-contact'] } : {}),
             },
           }
         : {}),
+      ...(resourceLimits ? { resourceLimits } : {}),
       ...(evmRpc.size > 0 ? { pay: { chains: evmRpc } } : {}),
       ...(values['gas-sponsor-usd-per-eth'] !== undefined
         ? { gasSponsorUsdPerEth: values['gas-sponsor-usd-per-eth'] }

@@ -22,6 +22,7 @@ import {
   type QueryService,
   RateLimiter,
   type RateLimitOverrides,
+  type ResourceLimits,
   rateLimitRules,
   SendTransactionChains,
   SignatureVerifier,
@@ -156,6 +157,14 @@ export interface KeyholdOptions {
   consensusExpiryMs?: number;
   /** Monthly signing quotas per root organization (`keyhold serve --signing-quota`); default none. */
   quotas?: SigningQuotas;
+  /**
+   * Per-organization limits on users, wallets, wallet accounts, private keys, policies and
+   * sub-organizations (`keyhold serve --resource-limits`); default none. Refusals name
+   * `quotas.supportContact`.
+   * @example
+   * createKeyhold({ resourceLimits: { wallets: 10, subOrganizations: 1000 } });
+   */
+  resourceLimits?: ResourceLimits;
   /**
    * Meters requests per lane — the client IP before authentication, the user and organization
    * once the stamp verified, weighted by what the request carries — and answers 429 over the
@@ -388,6 +397,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
     serviceOptions.allowPrivateWebhookDestinations = true;
   }
   if (options.quotas !== undefined) serviceOptions.quotas = options.quotas;
+  if (options.resourceLimits !== undefined) serviceOptions.resourceLimits = options.resourceLimits;
   constant<WebhookSettings>(ServerTokens.WebhookSettings, {
     brand: options.brand ?? 'Keyhold',
     allowPrivateDestinations: options.webhooks?.allowPrivateDestinations ?? false,

@@ -110,6 +110,60 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
   );
 
   check(
+    'organizations: countResources counts one organization’s records, its own writes included, and frees deleted ones',
+    async () => {
+      const org = organization();
+      const other = organization();
+      const empty = {
+        users: 0,
+        wallets: 0,
+        walletAccounts: 0,
+        privateKeys: 0,
+        policies: 0,
+        subOrganizations: 0,
+      };
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.organizations.insert(other);
+        expect(await t.organizations.countResources(org.organizationId)).toEqual(empty);
+      });
+      const w = wallet(org.organizationId);
+      const doomed = user(org.organizationId);
+      const counted = await tx(async (t) => {
+        for (const u of [user(org.organizationId), doomed]) await t.users.insert(u);
+        await t.users.insert(user(other.organizationId));
+        await t.wallets.insert(w);
+        await t.wallets.insert(wallet(other.organizationId));
+        for (let i = 0; i < 3; i++) {
+          await t.walletAccounts.insert(account(org.organizationId, w.walletId));
+        }
+        await t.privateKeys.insert(privateKey(org.organizationId));
+        await t.policies.insert(policy(org.organizationId));
+        await t.policies.insert(policy(org.organizationId));
+        await t.organizations.insert(organization({ parentOrganizationId: org.organizationId }));
+        await t.organizations.insert(organization({ parentOrganizationId: other.organizationId }));
+        // Inside the transaction that wrote them: a limit is checked before the commit.
+        return t.organizations.countResources(org.organizationId);
+      });
+      const expected = {
+        users: 2,
+        wallets: 1,
+        walletAccounts: 3,
+        privateKeys: 1,
+        policies: 2,
+        subOrganizations: 1,
+      };
+      expect(counted).toEqual(expected);
+      await tx((t) => t.users.delete(org.organizationId, doomed.userId));
+      expect(await tx((t) => t.organizations.countResources(org.organizationId))).toEqual({
+        ...expected,
+        users: 1,
+      });
+      expect(await tx((t) => t.organizations.countResources(fresh('missing')))).toEqual(empty);
+    },
+  );
+
+  check(
     'users: get, getForUpdate, list by createdAt then insertion, update, delete, conflict',
     async () => {
       const org = fresh('org');

@@ -53,6 +53,17 @@ export interface ActivityFilter {
   types?: readonly ActivityType[];
 }
 
+/** How many of each limited resource one organization holds (see `resource-limits.ts`). */
+export interface ResourceCounts {
+  readonly users: number;
+  readonly wallets: number;
+  readonly walletAccounts: number;
+  readonly privateKeys: number;
+  readonly policies: number;
+  /** Its direct sub-organizations. */
+  readonly subOrganizations: number;
+}
+
 /** Organizations and their sub-organizations. */
 export interface OrganizationRepository {
   get(organizationId: string): Promise<OrganizationRecord | undefined>;
@@ -62,6 +73,12 @@ export interface OrganizationRepository {
   findRootByName(name: string): Promise<OrganizationRecord | undefined>;
   /** The sub-organizations of an organization, by `createdAt`, ties by organization id. */
   listChildren(parentOrganizationId: string): Promise<OrganizationRecord[]>;
+  /**
+   * What the organization holds of each limited resource, as this transaction sees it (its
+   * own writes included): one read, not a listing, since it runs on every creating activity
+   * of a server with resource limits.
+   */
+  countResources(organizationId: string): Promise<ResourceCounts>;
   /**
    * Every organization without a parent (each bootstrap made one), by `createdAt`, ties by
    * organization id: an operator's lookup (`keyhold whoami`), not a request path.
