@@ -47,7 +47,7 @@ export async function openOnRampSecret(input: {
   } catch {
     throw toError(field, 'not base58check, or its checksum does not match');
   }
-  if (bytes.length < COMPRESSED_POINT_BYTES + HPKE_TAG_LENGTH + 1) {
+  if (bytes.length < COMPRESSED_POINT_BYTES + HPKE_TAG_LENGTH) {
     throw toError(field, 'envelope too short');
   }
   let encappedPublic: Uint8Array;
