@@ -105,6 +105,8 @@ class State {
   payments = new MemoryTable(STORE_TABLES.payments, this.next);
   sendTransactions = new MemoryTable(STORE_TABLES.sendTransactions, this.next);
   gasUsageConfigs = new MemoryTable(STORE_TABLES.gasUsageConfigs, this.next);
+  fiatOnRampCredentials = new MemoryTable(STORE_TABLES.fiatOnRampCredentials, this.next);
+  onRampTransactions = new MemoryTable(STORE_TABLES.onRampTransactions, this.next);
   paymentByAuthorization = this.payments.finder(['authorizationKey']);
   paymentsByStatus = this.payments.lister(['status']);
   oauthProviders = new MemoryTable(STORE_TABLES.oauthProviders, this.next);
@@ -340,6 +342,12 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         }
         for (const r of await tx.gasUsageConfigs.list(org)) {
           await s.gasUsageConfigs.over(j).delete(org, r.gasUsageConfigId);
+        }
+        for (const c of await tx.fiatOnRampCredentials.list(org)) {
+          await tx.fiatOnRampCredentials.delete(org, c.fiatOnrampCredentialId);
+        }
+        for (const r of await tx.onRampTransactions.list(org)) {
+          await tx.onRampTransactions.delete(org, r.transactionId);
         }
         for (const [id, row] of [...s.deliveries]) {
           if (row.status === 'PENDING' && row.delivery.organizationId === org) {
@@ -623,6 +631,8 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     organizationDocuments: s.organizationDocuments.over(j),
     sendTransactions: s.sendTransactions.over(j),
     gasUsageConfigs: s.gasUsageConfigs.over(j),
+    fiatOnRampCredentials: s.fiatOnRampCredentials.over(j),
+    onRampTransactions: s.onRampTransactions.over(j),
     payments: {
       ...s.payments.over(j),
       async findByAuthorization(authorizationKey) {

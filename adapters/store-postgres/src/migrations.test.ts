@@ -53,6 +53,7 @@ describe('loadMigrations', () => {
       [17, 'smart_contract_interfaces'],
       [18, 'organization_documents'],
       [19, 'vault_state'],
+      [20, 'fiat_on_ramp'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

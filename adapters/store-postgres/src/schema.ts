@@ -45,6 +45,8 @@ const TABLE_VERSIONS = {
   send_transactions: 16,
   gas_usage_configs: 16,
   vault_state: 19,
+  fiat_on_ramp_credentials: 20,
+  on_ramp_transactions: 20,
 } as const;
 
 export type KeyholdTable = keyof typeof TABLE_VERSIONS;

@@ -139,6 +139,8 @@ class AuditLogRepositoryOver implements AuditLogRepository {
 const invitations = new SqlTable(STORE_TABLES.invitations);
 const oauth2Credentials = new SqlTable(STORE_TABLES.oauth2Credentials);
 const smartContractInterfaces = new SqlTable(STORE_TABLES.smartContractInterfaces);
+const fiatOnRampCredentials = new SqlTable(STORE_TABLES.fiatOnRampCredentials);
+const onRampTransactions = new SqlTable(STORE_TABLES.onRampTransactions);
 const smartContractInterfaceByAddress = smartContractInterfaces.finder([
   'organizationId',
   'type',
@@ -341,6 +343,8 @@ class OrganizationRepositoryOver
       'organization_documents',
       'send_transactions',
       'gas_usage_configs',
+      'fiat_on_ramp_credentials',
+      'on_ramp_transactions',
     ]) {
       await this.db.query(`DELETE FROM ${table} WHERE organization_id = $1`, [id]);
     }
@@ -731,6 +735,8 @@ function transactionOver(
     oauthProviders: new OauthProviderRepositoryOver(db),
     sendTransactions: new SqlRepository(sendTransactions, db),
     gasUsageConfigs: new SqlRepository(gasUsageConfigs, db),
+    fiatOnRampCredentials: new SqlRepository(fiatOnRampCredentials, db),
+    onRampTransactions: new SqlRepository(onRampTransactions, db),
   };
 }
 

@@ -66,6 +66,7 @@ import type {
   ActivityContext,
   ActivityHandler,
   Oauth2Settings,
+  OnRampSettings,
   PrecheckSettings,
 } from './handlers/activity-handler.js';
 import { ExecutionRefusal } from './handlers/execution-refusal.js';
@@ -78,6 +79,7 @@ import type { Metrics } from './ports/metrics.js';
 import { type Notifier, noNotifier } from './ports/notifier.js';
 import { noOauth2Gateway, type Oauth2Gateway } from './ports/oauth2-gateway.js';
 import { noOidcVerifier, type OidcVerifier } from './ports/oidc-verifier.js';
+import type { OnRampProvider } from './ports/on-ramp-provider.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import {
   type ResourceCounts,
@@ -168,6 +170,14 @@ export interface ActivityServiceDeps {
   oauth2Issuer?: string | (() => string);
   /** Verifies OIDC id_tokens (OAuth providers and logins). Default: none trusted. */
   oidcVerifier?: OidcVerifier;
+  /**
+   * The on-ramp encryption key: fiat on-ramp provider secrets arrive encrypted to it
+   * (`encryptOnRampSecret`). Default: a random key (credentials stored under it open only while
+   * the process runs).
+   */
+  onRampEncrypt?: BundleSigner;
+  /** The fiat on-ramp provider adapters (INIT_FIAT_ON_RAMP). Default: none (refused). */
+  onRampProviders?: readonly OnRampProvider[];
   /**
    * The EVM chains ETH_SEND_TRANSACTION and ETH_SEND_RAW_TRANSACTION broadcast on. Default:
    * none (they answer EVM_RPC_NOT_CONFIGURED).
@@ -300,6 +310,7 @@ export class ActivityService {
   private readonly notifier: Notifier;
   private readonly oauth2: Omit<Oauth2Settings, 'issuer'> & { issuer: () => string };
   private readonly oidcVerifier: OidcVerifier;
+  private readonly onRamp: OnRampSettings;
   private readonly workPool: CryptoWorkPool;
 
   constructor(private readonly deps: ActivityServiceDeps) {
@@ -313,6 +324,10 @@ export class ActivityService {
       issuer: issuerOf(deps.oauth2Issuer),
     };
     this.oidcVerifier = deps.oidcVerifier ?? noOidcVerifier();
+    this.onRamp = {
+      encryptionKey: deps.onRampEncrypt ?? { privateKey: p256.utils.randomSecretKey() },
+      providers: new Map((deps.onRampProviders ?? []).map((p) => [p.provider, p])),
+    };
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
@@ -777,6 +792,7 @@ export class ActivityService {
       oauth2: { ...this.oauth2, issuer: this.oauth2.issuer() },
       oidc: this.oidcVerifier,
       chains: this.deps.chains ?? noSendTransactionChains,
+      onRamp: this.onRamp,
       ...sponsorOf(this.deps.gasSponsor),
       ids: this.deps.ids,
       now,

@@ -8,6 +8,7 @@ import { requireOrganization } from './activity-service.js';
 import { DEFAULT_CONSENSUS_EXPIRY_MS } from './decision/voting-rights.js';
 import type { Clock } from './ports/clock.js';
 import { noSendTransactionChains, type SendTransactionChains } from './ports/evm-send-chain.js';
+import type { OnRampProvider } from './ports/on-ramp-provider.js';
 import type { SignatureVerifier } from './ports/signature-verifier.js';
 import type { Store } from './ports/store.js';
 import { findPrincipal, findWhoamiPrincipal } from './principal.js';
@@ -31,6 +32,8 @@ export interface QueryServiceDeps {
   store: Store;
   /** The EVM chains of the send-transaction queries. Default: none (EVM_RPC_NOT_CONFIGURED). */
   chains?: SendTransactionChains;
+  /** The fiat on-ramp provider adapters (get_onramp_transaction_status). Default: none. */
+  onRampProviders?: readonly OnRampProvider[];
   verifier: SignatureVerifier;
   clock: Clock;
   /**
@@ -60,7 +63,11 @@ export interface QueryServiceDeps {
  * ```
  */
 export class QueryService {
-  constructor(private readonly deps: QueryServiceDeps) {}
+  private readonly onRampProviders: ReadonlyMap<string, OnRampProvider>;
+
+  constructor(private readonly deps: QueryServiceDeps) {
+    this.onRampProviders = new Map((deps.onRampProviders ?? []).map((p) => [p.provider, p]));
+  }
 
   /**
    * Every query Keyhold serves (`/public/v1/query/<name>`), e.g. for the OpenAPI document.
@@ -122,6 +129,7 @@ export class QueryService {
           consensusExpiryMs: this.deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS,
           ...(this.deps.bootProof ? { bootProof: this.deps.bootProof } : {}),
           chains: this.deps.chains ?? noSendTransactionChains,
+          onRampProviders: this.onRampProviders,
         },
         body,
       );

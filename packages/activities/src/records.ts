@@ -554,3 +554,44 @@ export interface GasUsageConfigRecord {
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * A fiat on-ramp credential of the organization (CREATE_FIAT_ON_RAMP_CREDENTIAL): the app's
+ * publishable key at a provider and its secret (and, for Coinbase, private) API key, sealed.
+ * The secrets are never stored in the clear nor returned: `sealedSecretApiKey` and
+ * `sealedPrivateApiKey` are AES-256-GCM under a key derived from the on-ramp encryption key,
+ * bound to this record (see `fiat-on-ramp-credentials.ts`). One per provider and mode.
+ */
+export interface FiatOnRampCredentialRecord {
+  organizationId: string;
+  fiatOnrampCredentialId: string;
+  /** `FIAT_ON_RAMP_PROVIDER_MOONPAY` or `FIAT_ON_RAMP_PROVIDER_COINBASE`. */
+  onrampProvider: string;
+  publishableApiKey: string;
+  projectId?: string;
+  sealedSecretApiKey: string;
+  sealedPrivateApiKey?: string;
+  sandboxMode: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * A purchase INIT_FIAT_ON_RAMP initiated: what was asked of the provider and the status
+ * Keyhold last knows (`INITIATED`), read by get_onramp_transaction_status.
+ */
+export interface OnRampTransactionRecord {
+  organizationId: string;
+  transactionId: string;
+  onrampProvider: string;
+  fiatOnrampCredentialId: string;
+  walletAddress: string;
+  network: string;
+  cryptoCurrencyCode: string;
+  fiatCurrencyCode?: string;
+  fiatCurrencyAmount?: string;
+  sandboxMode: boolean;
+  status: string;
+  createdAt: number;
+  updatedAt: number;
+}

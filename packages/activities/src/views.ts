@@ -8,6 +8,7 @@ import {
   type ApiKey,
   type Authenticator,
   activityDefinitionOf,
+  type FiatOnRampCredential,
   type Oauth2Credential,
   type OauthProvider,
   type Policy,
@@ -27,6 +28,7 @@ import type {
   ActivityRecord,
   ApiKeyRecord,
   AuthenticatorRecord,
+  FiatOnRampCredentialRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
   OauthProviderRecord,
@@ -309,6 +311,21 @@ export function smartContractInterfaceView(
     type: record.type,
     label: record.label,
     notes: record.notes,
+    createdAt: timestampOf(record.createdAt),
+    updatedAt: timestampOf(record.updatedAt),
+  };
+}
+
+/** `v1FiatOnRampCredential` without any secret (see `FiatOnRampCredential`). */
+export function fiatOnRampCredentialView(record: FiatOnRampCredentialRecord): FiatOnRampCredential {
+  return {
+    fiatOnrampCredentialId: record.fiatOnrampCredentialId,
+    organizationId: record.organizationId,
+    onrampProvider: record.onrampProvider,
+    ...(record.projectId !== undefined ? { projectId: record.projectId } : {}),
+    publishableApiKey: record.publishableApiKey,
+    encryptedSecretApiKey: '',
+    sandboxMode: record.sandboxMode,
     createdAt: timestampOf(record.createdAt),
     updatedAt: timestampOf(record.updatedAt),
   };

@@ -47,6 +47,7 @@ describe('keyhold serve', () => {
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
+      'onRampEncryptionPublicKey',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -54,6 +55,8 @@ describe('keyhold serve', () => {
     expect(line.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     expect(line.tlsFetcherSignPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     expect(line.tlsFetcherEncryptPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    // Compressed: what encryptOnRampSecret takes.
+    expect(line.onRampEncryptionPublicKey).toMatch(/^0[23][0-9a-f]{64}$/);
     // The discovery document publishes the same keys.
     const keys = await (await fetch(`${line.url}/keyhold/v1/public_keys`)).json();
     expect(keys).toMatchObject({
@@ -61,6 +64,7 @@ describe('keyhold serve', () => {
       notarizerPublicKey: line.notarizerPublicKey,
       tlsFetcherSignPublicKey: line.tlsFetcherSignPublicKey,
       tlsFetcherEncryptPublicKey: line.tlsFetcherEncryptPublicKey,
+      onRampEncryptionPublicKey: line.onRampEncryptionPublicKey,
     });
 
     const body = JSON.stringify({ organizationId: line.organizationId });
@@ -241,6 +245,7 @@ describe('keyhold serve', () => {
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
+      'onRampEncryptionPublicKey',
     ]);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);

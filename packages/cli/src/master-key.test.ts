@@ -97,6 +97,7 @@ const publishedKeys = (line: Record<string, string>) => ({
   notarizerPublicKey: line.notarizerPublicKey!,
   tlsFetcherSignPublicKey: line.tlsFetcherSignPublicKey!,
   tlsFetcherEncryptPublicKey: line.tlsFetcherEncryptPublicKey!,
+  onRampEncryptionPublicKey: line.onRampEncryptionPublicKey!,
 });
 
 /** The sealed values of the data directory's secrets, read with the server stopped. */

@@ -621,6 +621,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
       tlsFetcherEncryptPublicKey: server.keyhold.tlsFetcherEncryptPublicKey,
+      onRampEncryptionPublicKey: server.keyhold.onRampEncryptionPublicKey,
       ...(server.payUrl
         ? { payUrl: server.payUrl, paySignerAddress: server.paySignerAddress }
         : {}),

@@ -16,7 +16,9 @@ export type ActivityResource =
   | 'WEBHOOK_ENDPOINT'
   | 'AUTH'
   | 'OTP'
-  | 'SMART_CONTRACT_INTERFACE';
+  | 'SMART_CONTRACT_INTERFACE'
+  | 'ON_RAMP_CREDENTIALS'
+  | 'FIAT_TRANSACTION';
 export type ActivityAction =
   | 'CREATE'
   | 'UPDATE'
@@ -173,6 +175,12 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('DELETE_OAUTH_PROVIDERS', [1], 'USER', 'DELETE'),
   ...define('OAUTH_LOGIN', [1], 'AUTH', 'CREATE'),
   ...define('OAUTH', [1], 'AUTH', 'CREATE'),
+  // Fiat on-ramp: the organization's provider credentials (resource ON_RAMP_CREDENTIALS) and
+  // the signed widget URL of a purchase (resource FIAT_TRANSACTION), as Turnkey's policies see them.
+  ...define('CREATE_FIAT_ON_RAMP_CREDENTIAL', [1], 'ON_RAMP_CREDENTIALS', 'CREATE'),
+  ...define('UPDATE_FIAT_ON_RAMP_CREDENTIAL', [1], 'ON_RAMP_CREDENTIALS', 'UPDATE'),
+  ...define('DELETE_FIAT_ON_RAMP_CREDENTIAL', [1], 'ON_RAMP_CREDENTIALS', 'DELETE'),
+  ...define('INIT_FIAT_ON_RAMP', [1], 'FIAT_TRANSACTION', 'CREATE'),
   // Ethereum ABIs and Solana IDLs that let policies read decoded calls (wire-compat §5 names
   // the resource SMART_CONTRACT_INTERFACE).
   ...define('CREATE_SMART_CONTRACT_INTERFACE', [1], 'SMART_CONTRACT_INTERFACE', 'CREATE'),

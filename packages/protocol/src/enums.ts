@@ -321,3 +321,85 @@ export type MnemonicLanguage = (typeof MNEMONIC_LANGUAGES)[number];
 
 /** Mnemonic lengths a wallet may have (words). */
 export const MNEMONIC_LENGTHS = [12, 15, 18, 21, 24] as const;
+
+/** `v1FiatOnRampProvider`: the on-ramp providers Turnkey names. */
+export const FIAT_ON_RAMP_PROVIDERS = [
+  'FIAT_ON_RAMP_PROVIDER_COINBASE',
+  'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+] as const;
+export type FiatOnRampProvider = (typeof FIAT_ON_RAMP_PROVIDERS)[number];
+
+/** `v1FiatOnRampBlockchainNetwork`: the network the bought crypto is sent on. */
+export const FIAT_ON_RAMP_NETWORKS = [
+  'FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_BITCOIN',
+  'FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_ETHEREUM',
+  'FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_SOLANA',
+  'FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_BASE',
+] as const;
+export type FiatOnRampNetwork = (typeof FIAT_ON_RAMP_NETWORKS)[number];
+
+/** `v1FiatOnRampCryptoCurrency`: what is bought. */
+export const FIAT_ON_RAMP_CRYPTO_CURRENCIES = [
+  'FIAT_ON_RAMP_CRYPTO_CURRENCY_BTC',
+  'FIAT_ON_RAMP_CRYPTO_CURRENCY_ETH',
+  'FIAT_ON_RAMP_CRYPTO_CURRENCY_SOL',
+  'FIAT_ON_RAMP_CRYPTO_CURRENCY_USDC',
+] as const;
+export type FiatOnRampCryptoCurrency = (typeof FIAT_ON_RAMP_CRYPTO_CURRENCIES)[number];
+
+/** `v1FiatOnRampCurrency`: what it is paid in (ISO 4217 after the prefix). */
+export const FIAT_ON_RAMP_CURRENCIES = [
+  'AUD',
+  'BGN',
+  'BRL',
+  'CAD',
+  'CHF',
+  'COP',
+  'CZK',
+  'DKK',
+  'DOP',
+  'EGP',
+  'EUR',
+  'GBP',
+  'HKD',
+  'IDR',
+  'ILS',
+  'JOD',
+  'KES',
+  'KWD',
+  'LKR',
+  'MXN',
+  'NGN',
+  'NOK',
+  'NZD',
+  'OMR',
+  'PEN',
+  'PLN',
+  'RON',
+  'SEK',
+  'THB',
+  'TRY',
+  'TWD',
+  'USD',
+  'VND',
+  'ZAR',
+].map((code) => `FIAT_ON_RAMP_CURRENCY_${code}` as const);
+export type FiatOnRampCurrency = `FIAT_ON_RAMP_CURRENCY_${string}`;
+
+/** `v1FiatOnRampPaymentMethod`: a payment method to pre-select. */
+export const FIAT_ON_RAMP_PAYMENT_METHODS = [
+  'FIAT_ON_RAMP_PAYMENT_METHOD_CREDIT_DEBIT_CARD',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_APPLE_PAY',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_GBP_BANK_TRANSFER',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_GBP_OPEN_BANKING_PAYMENT',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_GOOGLE_PAY',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_SEPA_BANK_TRANSFER',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_PIX_INSTANT_PAYMENT',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_PAYPAL',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_VENMO',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_MOONPAY_BALANCE',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_CRYPTO_ACCOUNT',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_FIAT_WALLET',
+  'FIAT_ON_RAMP_PAYMENT_METHOD_ACH_BANK_ACCOUNT',
+] as const;
+export type FiatOnRampPaymentMethod = (typeof FIAT_ON_RAMP_PAYMENT_METHODS)[number];

@@ -347,6 +347,51 @@ const CATALOGUE = {
     'no token endpoint configured for this OAuth 2.0 provider',
   ),
 
+  // Fiat on-ramp (CREATE/UPDATE/DELETE_FIAT_ON_RAMP_CREDENTIAL, INIT_FIAT_ON_RAMP,
+  // get_onramp_transaction_status). The spec names none of these texts: they are Keyhold's.
+  INVALID_FIAT_ON_RAMP_PROVIDER: e(
+    INVALID_ARGUMENT,
+    'invalid fiat on-ramp provider: must be FIAT_ON_RAMP_PROVIDER_COINBASE or FIAT_ON_RAMP_PROVIDER_MOONPAY',
+  ),
+  INVALID_ENCRYPTED_ON_RAMP_SECRET: e(
+    INVALID_ARGUMENT,
+    'invalid encrypted on-ramp secret: encrypt it to the onRampEncryptionPublicKey with encryptOnRampSecret',
+  ),
+  INVALID_FIAT_ON_RAMP_PARAMETERS: e(
+    INVALID_ARGUMENT,
+    'invalid fiat on-ramp parameters: see details for the field',
+  ),
+  FIAT_ON_RAMP_CREDENTIAL_NOT_FOUND: e(NOT_FOUND, 'fiat on-ramp credential not found'),
+  FIAT_ON_RAMP_CREDENTIAL_EXISTS: e(
+    INVALID_ARGUMENT,
+    'a fiat on-ramp credential for this provider and mode already exists: update or delete it',
+  ),
+  TOO_MANY_FIAT_ON_RAMP_CREDENTIALS: e(
+    StatusCode.RESOURCE_EXHAUSTED,
+    'organization has exceeded maximum fiat on-ramp credentials',
+  ),
+  FIAT_ON_RAMP_CREDENTIAL_MISSING: e(
+    StatusCode.FAILED_PRECONDITION,
+    'no fiat on-ramp credential for this provider and mode: create one with CREATE_FIAT_ON_RAMP_CREDENTIAL',
+  ),
+  FIAT_ON_RAMP_PROVIDER_NOT_SERVED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'this server has no adapter for this fiat on-ramp provider',
+  ),
+  FIAT_ON_RAMP_PURCHASE_UNSUPPORTED: e(
+    INVALID_ARGUMENT,
+    'the fiat on-ramp provider does not offer this purchase: see details',
+  ),
+  INVALID_URL_FOR_SIGNATURE: e(
+    INVALID_ARGUMENT,
+    "invalid urlForSignature: must be an https URL of the provider's widget with a query string",
+  ),
+  ON_RAMP_TRANSACTION_NOT_FOUND: e(NOT_FOUND, 'on-ramp transaction not found'),
+  ON_RAMP_STATUS_REFRESH_UNAVAILABLE: e(
+    StatusCode.FAILED_PRECONDITION,
+    'this server cannot ask the on-ramp provider for a transaction status: ask without refresh for the status Keyhold recorded',
+  ),
+
   // Smart-contract interfaces (CREATE/DELETE_SMART_CONTRACT_INTERFACE): Ethereum ABIs and
   // Solana (Anchor) IDLs that let policies read decoded calls.
   INVALID_SMART_CONTRACT_INTERFACE_TYPE: e(

@@ -291,6 +291,29 @@ export interface SmartContractInterface {
   updatedAt: Timestamp;
 }
 
+/**
+ * `v1FiatOnRampCredential` as list_fiat_on_ramp_credentials shows it. Keyhold never returns a
+ * provider secret in any form: `encryptedSecretApiKey` is always empty and
+ * `encryptedPrivateApiKey` absent (the secrets are sealed at rest, see the activities README).
+ * @example
+ * const credential: FiatOnRampCredential = {
+ *   fiatOnrampCredentialId: '…', organizationId: '…', onrampProvider: 'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+ *   publishableApiKey: 'pk_test_123', encryptedSecretApiKey: '', sandboxMode: true,
+ *   createdAt: { seconds: '1748876837', nanos: '0' }, updatedAt: { … },
+ * };
+ */
+export interface FiatOnRampCredential {
+  fiatOnrampCredentialId: string;
+  organizationId: string;
+  onrampProvider: string;
+  projectId?: string;
+  publishableApiKey: string;
+  encryptedSecretApiKey: string;
+  sandboxMode: boolean;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
 /** `v1WebhookEndpointData`: a webhook endpoint as results and list_webhook_endpoints show it. */
 export interface WebhookEndpoint {
   endpointId: string;
@@ -427,6 +450,15 @@ export interface ActivityResults {
   ACTIVITY_TYPE_OAUTH_LOGIN: { session: string };
   ACTIVITY_TYPE_OAUTH: { userId: string; apiKeyId: string; credentialBundle: string };
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
+  ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL: { fiatOnRampCredentialId: string };
+  ACTIVITY_TYPE_UPDATE_FIAT_ON_RAMP_CREDENTIAL: { fiatOnRampCredentialId: string };
+  ACTIVITY_TYPE_DELETE_FIAT_ON_RAMP_CREDENTIAL: { fiatOnRampCredentialId: string };
+  /** `onRampUrlSignature` only when the intent carried `urlForSignature`. */
+  ACTIVITY_TYPE_INIT_FIAT_ON_RAMP: {
+    onRampUrl: string;
+    onRampTransactionId: string;
+    onRampUrlSignature?: string;
+  };
   ACTIVITY_TYPE_DELETE_SMART_CONTRACT_INTERFACE: { smartContractInterfaceId: string };
   ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION: { transactionHash: string };
   ACTIVITY_TYPE_ETH_SEND_TRANSACTION: { sendTransactionStatusId: string };

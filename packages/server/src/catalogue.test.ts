@@ -22,17 +22,8 @@ import { NOT_AVAILABLE_QUERIES } from './not-available-queries.js';
 const ACTIVITIES_BUILT_ELSEWHERE = new Set([
   // SOL_SEND_TRANSACTION (issue 14 item 5: the Solana half, not built yet).
   'ACTIVITY_TYPE_SOL_SEND_TRANSACTION',
-  // Fiat on-ramp (issue 15 item 3, not built yet).
-  'ACTIVITY_TYPE_INIT_FIAT_ON_RAMP',
-  'ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL',
-  'ACTIVITY_TYPE_UPDATE_FIAT_ON_RAMP_CREDENTIAL',
-  'ACTIVITY_TYPE_DELETE_FIAT_ON_RAMP_CREDENTIAL',
 ]);
-const QUERIES_BUILT_ELSEWHERE = new Set([
-  // Fiat on-ramp (issue 15 item 3, not built yet).
-  'list_fiat_on_ramp_credentials',
-  'get_onramp_transaction_status',
-]);
+const QUERIES_BUILT_ELSEWHERE = new Set<string>([]);
 
 /** Every `/public/v1/query/<name>` the installed `@turnkey/http` calls. */
 function turnkeyHttpQueryPaths(): string[] {

@@ -20,6 +20,7 @@ import {
   noSendTransactionChains,
   Oauth2Gateway,
   OidcVerifier,
+  OnRampProvider,
   PolicyExplainer,
   QueryService,
   RateLimiter,
@@ -37,6 +38,7 @@ import {
   type SessionNotarizer,
 } from '@keyhold/keys';
 import { HttpOauth2Gateway } from '@keyhold/oauth2-http';
+import { moonPayOnRampProvider } from '@keyhold/onramp-moonpay';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
 import { HttpWebhookTransport } from '@keyhold/webhook-transport-http';
@@ -55,6 +57,8 @@ import { Logger, stderrLogger } from './logger.js';
 import { observedKeyVault } from './observed-key-vault.js';
 import {
   Notarizer,
+  OnRampEncryptKey,
+  onRampEncryptionPublicKeyOf,
   randomNotarizer,
   SignerKey,
   signerKeyFrom,
@@ -157,6 +161,7 @@ export const foundationModule = (
   notarizer: SessionNotarizer = randomNotarizer(),
   tlsFetcherKey: SignerKey = signerKeyFrom(),
   tlsFetcherEncryptKey: SignerKey = signerKeyFrom(),
+  onRampEncryptKey: SignerKey = signerKeyFrom(),
 ) =>
   new ContainerModule(({ bind }) => {
     bind(Clock).toConstantValue(systemClock);
@@ -170,6 +175,9 @@ export const foundationModule = (
     bind(Notarizer).toConstantValue(notarizer);
     bind(TlsFetcherKey).toConstantValue(tlsFetcherKey);
     bind(TlsFetcherEncryptKey).toConstantValue(tlsFetcherEncryptKey);
+    bind(OnRampEncryptKey).toConstantValue(onRampEncryptKey);
+    // MoonPay's widget URLs, signed as MoonPay documents; no network call.
+    bind(OnRampProvider).toConstantValue([moonPayOnRampProvider()]);
     bind(Oauth2Gateway)
       .toDynamicValue(() => new HttpOauth2Gateway())
       .inSingletonScope();
@@ -245,6 +253,8 @@ export const coreModule = () =>
             oauth2Gateway: ctx.get<Oauth2Gateway>(Oauth2Gateway),
             oauth2Issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
             oidcVerifier: ctx.get<OidcVerifier>(OidcVerifier),
+            onRampEncrypt: ctx.get<SignerKey>(OnRampEncryptKey),
+            onRampProviders: ctx.get<OnRampProvider[]>(OnRampProvider),
             chains: ctx.get<SendTransactionChains>(SendTransactionChains),
             gasSponsor: ctx.get<() => GasSponsor | undefined>(ServerTokens.GasSponsor),
             verifier: ctx.get(SignatureVerifier),
@@ -266,6 +276,7 @@ export const coreModule = () =>
             store: ctx.get(Store),
             notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
             chains: ctx.get<SendTransactionChains>(SendTransactionChains),
+            onRampProviders: ctx.get<OnRampProvider[]>(OnRampProvider),
             verifier: ctx.get(SignatureVerifier),
             clock: ctx.get(Clock),
             options: ctx.get(ServerTokens.ActivityServiceOptions),
@@ -368,6 +379,9 @@ export const coreModule = () =>
             notarizerPublicKey: ctx.get<SessionNotarizer>(Notarizer).publicKey,
             tlsFetcherSignPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
             tlsFetcherEncryptPublicKey: ctx.get<SignerKey>(TlsFetcherEncryptKey).publicKey,
+            onRampEncryptionPublicKey: onRampEncryptionPublicKeyOf(
+              ctx.get<SignerKey>(OnRampEncryptKey),
+            ),
           },
           oauth2Issuer: {
             issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),

@@ -54,9 +54,12 @@ export {
 } from './openapi-document.js';
 export {
   deriveNotarizer,
+  deriveOnRampEncryptKey,
   deriveTlsFetcherEncryptKey,
   deriveTlsFetcherKey,
   Notarizer,
+  OnRampEncryptKey,
+  onRampEncryptionPublicKeyOf,
   SignerKey,
   signerKeyFrom,
   TlsFetcherEncryptKey,

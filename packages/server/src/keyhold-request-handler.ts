@@ -190,6 +190,8 @@ export interface KeyholdRequestHandlerDeps {
     readonly notarizerPublicKey: string;
     readonly tlsFetcherSignPublicKey: string;
     readonly tlsFetcherEncryptPublicKey?: string;
+    /** Compressed hex: what `encryptOnRampSecret` takes. */
+    readonly onRampEncryptionPublicKey?: string;
   };
   /**
    * The OIDC issuer of OAUTH2_AUTHENTICATE's tokens and the key that signs them (uncompressed
@@ -212,6 +214,8 @@ export interface PublicKeysDocument {
   tlsFetcherSignPublicKey: string;
   /** What OAuth 2 client secrets are encrypted to (`encryptOauth2ClientSecret`'s override). */
   tlsFetcherEncryptPublicKey?: string;
+  /** What fiat on-ramp secrets are encrypted to (`encryptOnRampSecret`'s override; compressed). */
+  onRampEncryptionPublicKey?: string;
   /** The JWKS keys that verify webhook deliveries (Ed25519 OKP, with `kid`). */
   webhookKeys: ReturnType<typeof webhookJwks>['keys'];
 }
@@ -483,6 +487,9 @@ export class KeyholdRequestHandler implements RequestHandler {
       tlsFetcherSignPublicKey: publicKeys.tlsFetcherSignPublicKey,
       ...(publicKeys.tlsFetcherEncryptPublicKey
         ? { tlsFetcherEncryptPublicKey: publicKeys.tlsFetcherEncryptPublicKey }
+        : {}),
+      ...(publicKeys.onRampEncryptionPublicKey
+        ? { onRampEncryptionPublicKey: publicKeys.onRampEncryptionPublicKey }
         : {}),
       webhookKeys: webhookJwks(this.deps.webhookKeys ?? []).keys,
     };

@@ -18,6 +18,7 @@ import {
   Notifier,
   Oauth2Gateway,
   OidcVerifier,
+  OnRampProvider,
   type PolicyExplainer,
   type QueryService,
   RateLimiter,
@@ -57,11 +58,14 @@ import type { KeyholdRequestHandler } from './keyhold-request-handler.js';
 import { Logger } from './logger.js';
 import {
   deriveNotarizer,
+  deriveOnRampEncryptKey,
   deriveSignerKey,
   deriveTlsFetcherEncryptKey,
   deriveTlsFetcherKey,
   deriveWebhookKey,
   Notarizer,
+  OnRampEncryptKey,
+  onRampEncryptionPublicKeyOf,
   SignerKey,
   signerKeyFrom,
   TlsFetcherEncryptKey,
@@ -129,6 +133,13 @@ export interface KeyholdOptions {
    * is asked at each activity).
    */
   oauth2?: { gateway?: Oauth2Gateway; issuer?: string | (() => string) };
+  /**
+   * The fiat on-ramp. `encryptionKey`: the P-256 key provider secrets are encrypted to
+   * (`onRampEncryptionPublicKey`) and under which (through HKDF) they are sealed at rest
+   * (default: derived from the master key). `providers`: the OnRampProvider adapters (default:
+   * MoonPay's, `@keyhold/onramp-moonpay`); a provider without one is refused.
+   */
+  onRamp?: { encryptionKey?: Uint8Array; providers?: OnRampProvider[] };
   /**
    * The send-transaction activities (ETH_SEND_RAW_TRANSACTION, ETH_SEND_TRANSACTION and their
    * queries): the EVM chains by CAIP-2 id (`sendTransactionChainsOf(new Map([['eip155:84532',
@@ -252,6 +263,14 @@ export class Keyhold implements RequestHandler {
     return this.container.get<SignerKey>(TlsFetcherEncryptKey).publicKey;
   }
 
+  /**
+   * The on-ramp encryption key's public half, compressed hex: the override of
+   * `encryptOnRampSecret` (`@turnkey/crypto`) for CREATE/UPDATE_FIAT_ON_RAMP_CREDENTIAL.
+   */
+  get onRampEncryptionPublicKey(): string {
+    return onRampEncryptionPublicKeyOf(this.container.get<SignerKey>(OnRampEncryptKey));
+  }
+
   /** The transport-agnostic request path. */
   handle(request: RawRequest): Promise<RawResponse> {
     return this.container.get<RequestHandler>(ServerTokens.RequestHandler).handle(request);
@@ -364,6 +383,9 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
       options.tlsFetcherEncryptKey
         ? signerKeyFrom(options.tlsFetcherEncryptKey)
         : deriveTlsFetcherEncryptKey(root),
+      options.onRamp?.encryptionKey
+        ? signerKeyFrom(options.onRamp.encryptionKey)
+        : deriveOnRampEncryptKey(root),
     ),
     memoryStoreModule(),
     softwareVaultModule(masterKey),
@@ -385,6 +407,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Oauth2Gateway, options.oauth2?.gateway);
   constant(ServerTokens.Oauth2Issuer, options.oauth2?.issuer);
   constant(OidcVerifier, options.oidcVerifier);
+  constant(OnRampProvider, options.onRamp?.providers);
   constant(SendTransactionChains, options.sendTransaction?.chains);
   const sponsor = options.sendTransaction?.gasSponsor;
   constant(ServerTokens.GasSponsor, typeof sponsor === 'object' ? () => sponsor : sponsor);

@@ -31,6 +31,12 @@
  * subject of a provider, never the id_token it was registered with (see the README, Security).
  * A provider is registered from a real id_token of a loopback `oidc-provider`; the table has
  * its row and no part of the token's signature.
+ * Fiat on-ramp secrets too: a MoonPay credential is created with one secret API key (encrypted
+ * by `encryptOnRampSecret` to `onRampEncryptionPublicKey`) and updated with another, and a
+ * Coinbase credential is created with a secret and a private API key; none of them appears in
+ * any table, in the clear or hex/base64-encoded (`fiat_on_ramp_credentials` holds each sealed,
+ * which the scanner is shown to find), nor does the MoonPay widget URL INIT_FIAT_ON_RAMP made
+ * carry one.
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -44,6 +50,7 @@ import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   decryptCredentialBundle,
   encryptOauth2ClientSecret,
+  encryptOnRampSecret,
   encryptOtpCodeToBundle,
   generateP256KeyPair,
 } from '@turnkey/crypto';
@@ -381,6 +388,44 @@ async function secretsStaySealed(target: Target) {
       encryptedClientSecret: await encryptedClientSecret(clientSecrets[1]!),
     });
 
+    // Fiat on-ramp secrets: a MoonPay secret key replaced by another, a Coinbase secret and
+    // private key; and a widget URL signed with the MoonPay one.
+    const onRampSecrets = [0, 1, 2, 3].map(
+      (i) => `onramp-secret-${i}-${randomBytes(12).toString('hex')}`,
+    );
+    const onRampEncrypted = (secret: string) =>
+      encryptOnRampSecret(secret, keyhold.onRampEncryptionPublicKey);
+    const { fiatOnRampCredentialId } = await client.run<{ fiatOnRampCredentialId: string }>(
+      'ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL',
+      {
+        onrampProvider: 'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+        publishableApiKey: 'pk_test_secrets',
+        encryptedSecretApiKey: onRampEncrypted(onRampSecrets[0]!),
+        sandboxMode: true,
+      },
+    );
+    await client.run('ACTIVITY_TYPE_UPDATE_FIAT_ON_RAMP_CREDENTIAL', {
+      fiatOnrampCredentialId: fiatOnRampCredentialId,
+      onrampProvider: 'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+      publishableApiKey: 'pk_test_secrets',
+      encryptedSecretApiKey: onRampEncrypted(onRampSecrets[1]!),
+    });
+    await client.run('ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL', {
+      onrampProvider: 'FIAT_ON_RAMP_PROVIDER_COINBASE',
+      projectId: 'secrets-project',
+      publishableApiKey: 'secrets-key-name',
+      encryptedSecretApiKey: onRampEncrypted(onRampSecrets[2]!),
+      encryptedPrivateApiKey: onRampEncrypted(onRampSecrets[3]!),
+    });
+    const onRamp = await client.run<{ onRampUrl: string }>('ACTIVITY_TYPE_INIT_FIAT_ON_RAMP', {
+      onrampProvider: 'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+      walletAddress: '0xde0b295669a9fd93d5f28d9ec85e40f4cb697bae',
+      network: 'FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_ETHEREUM',
+      cryptoCurrencyCode: 'FIAT_ON_RAMP_CRYPTO_CURRENCY_ETH',
+      sandboxMode: true,
+    });
+    expect(new URL(onRamp.onRampUrl).searchParams.get('signature')).toBeTruthy();
+
     // An OAuth provider from a real id_token: its identity is stored, the token is not.
     const idToken = await issuer.idToken({ clientId: 'app', sub: 'root-at-op' });
     await client.run('ACTIVITY_TYPE_CREATE_OAUTH_PROVIDERS_V2', {
@@ -409,6 +454,7 @@ async function secretsStaySealed(target: Target) {
       accounts: await tx.walletAccounts.list(organizationId, undefined, { limit: 1000 }),
       privateKeys: await tx.privateKeys.list(organizationId),
       oauth2Credentials: await tx.oauth2Credentials.list(organizationId),
+      fiatOnRampCredentials: await tx.fiatOnRampCredentials.list(organizationId),
     }));
     expect(records.wallets.map((w) => w.mnemonicLength)).toEqual([12, 24, 12]);
     expect(records.accounts).toHaveLength(9);
@@ -443,6 +489,10 @@ async function secretsStaySealed(target: Target) {
         { what: `OAuth 2 client secret ${i}`, text: secret, anyCase: true },
         ...bytesNeedles(`OAuth 2 client secret ${i}`, new TextEncoder().encode(secret)),
       ]),
+      ...onRampSecrets.flatMap((secret, i) => [
+        { what: `on-ramp secret ${i}`, text: secret, anyCase: true },
+        ...bytesNeedles(`on-ramp secret ${i}`, new TextEncoder().encode(secret)),
+      ]),
     );
     for (const secret of mailedSecrets) {
       expect(secret.key).toMatch(/^[0-9a-f]{64}$/);
@@ -463,6 +513,8 @@ async function secretsStaySealed(target: Target) {
       'oauth2_credentials',
       'oauth_providers',
       'organization_documents',
+      'fiat_on_ramp_credentials',
+      'on_ramp_transactions',
     ]) {
       expect(dump.get(table)!.length, table).toBeGreaterThan(0);
     }
@@ -491,7 +543,15 @@ async function secretsStaySealed(target: Target) {
       ...records.accounts.map((a) => a.key),
       ...records.privateKeys.map((k) => k.key),
       ...records.oauth2Credentials.map((c) => c.sealedClientSecret),
+      ...records.fiatOnRampCredentials.flatMap((c) => [
+        c.sealedSecretApiKey,
+        ...(c.sealedPrivateApiKey ? [c.sealedPrivateApiKey] : []),
+      ]),
     ];
+    expect(records.fiatOnRampCredentials.map((c) => Boolean(c.sealedPrivateApiKey))).toEqual([
+      false,
+      true,
+    ]);
     expect(
       scan(
         dump,

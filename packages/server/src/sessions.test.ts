@@ -116,6 +116,7 @@ describe.each(STORE_TARGETS)('sessions on %s', (_, openStore) => {
       notarizerPublicKey: kh.server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: kh.server.keyhold.tlsFetcherSignPublicKey,
       tlsFetcherEncryptPublicKey: kh.server.keyhold.tlsFetcherEncryptPublicKey,
+      onRampEncryptionPublicKey: kh.server.keyhold.onRampEncryptionPublicKey,
       webhookKeys: jwks.keys,
     });
     expect(document.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);

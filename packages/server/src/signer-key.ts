@@ -115,3 +115,33 @@ export function deriveTlsFetcherEncryptKey(masterKey: Uint8Array): SignerKey {
 
 /** The inversify service identifier of the TLS-fetcher encryption key (a SignerKey). */
 export const TlsFetcherEncryptKey: unique symbol = Symbol.for('keyhold.TlsFetcherEncryptKey');
+
+/**
+ * The on-ramp encryption key: fiat on-ramp provider secrets arrive encrypted to it
+ * (`encryptOnRampSecret` of `@turnkey/crypto` with `onRampEncryptionPublicKey` as its override),
+ * and are sealed for storage under a key derived from it. Derived from the master key like the
+ * others (its own HKDF label), so every instance opens what any one stored.
+ * @example
+ * onRampEncryptionPublicKeyOf(deriveOnRampEncryptKey(masterKey)); // '02…' or '03…'
+ */
+export function deriveOnRampEncryptKey(masterKey: Uint8Array): SignerKey {
+  const seed = hkdf(
+    sha256,
+    masterKey,
+    utf8('keyhold'),
+    utf8('keyhold/on-ramp-encrypt/p256/v1'),
+    48,
+  );
+  return signerKeyFrom(p256.utils.randomSecretKey(seed));
+}
+
+/**
+ * The public half of the on-ramp encryption key as `encryptOnRampSecret` takes it: compressed
+ * SEC1 hex (66 characters; the helper uncompresses it itself and refuses any other length).
+ */
+export function onRampEncryptionPublicKeyOf(key: SignerKey): string {
+  return bytesToHex(p256.getPublicKey(key.privateKey, true));
+}
+
+/** The inversify service identifier of the on-ramp encryption key (a SignerKey). */
+export const OnRampEncryptKey: unique symbol = Symbol.for('keyhold.OnRampEncryptKey');

@@ -9,9 +9,11 @@ import { ACTIVITIES } from './tables/activities.js';
 import { API_KEYS } from './tables/api-keys.js';
 import { AUDIT_ENTRIES, AUDIT_HEADS } from './tables/audit-log.js';
 import { AUTHENTICATORS } from './tables/authenticators.js';
+import { FIAT_ON_RAMP_CREDENTIALS } from './tables/fiat-on-ramp-credentials.js';
 import { INVITATIONS } from './tables/invitations.js';
 import { OAUTH_PROVIDERS } from './tables/oauth-providers.js';
 import { OAUTH2_CREDENTIALS } from './tables/oauth2-credentials.js';
+import { ON_RAMP_TRANSACTIONS } from './tables/on-ramp-transactions.js';
 import { ORGANIZATION_DOCUMENTS } from './tables/organization-documents.js';
 import { ORGANIZATIONS } from './tables/organizations.js';
 import { OTPS } from './tables/otps.js';
@@ -55,6 +57,8 @@ export const STORE_TABLES = {
   invitations: INVITATIONS,
   oauth2Credentials: OAUTH2_CREDENTIALS,
   smartContractInterfaces: SMART_CONTRACT_INTERFACES,
+  fiatOnRampCredentials: FIAT_ON_RAMP_CREDENTIALS,
+  onRampTransactions: ON_RAMP_TRANSACTIONS,
   payments: PAYMENTS,
   oauthProviders: OAUTH_PROVIDERS,
   organizationDocuments: ORGANIZATION_DOCUMENTS,

@@ -602,6 +602,94 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
   );
 
   check(
+    'fiat on-ramp credentials and transactions: get, list by creation, update, delete, both conflicts, optional members; gone with the organization',
+    async () => {
+      const org = organization({ parentOrganizationId: undefined });
+      const orgId = org.organizationId;
+      const credential = (createdAt: number, sandboxMode: boolean) => ({
+        organizationId: orgId,
+        fiatOnrampCredentialId: fresh('onramp'),
+        onrampProvider: 'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+        publishableApiKey: `pk_test_${createdAt}`,
+        sealedSecretApiKey: `v1.sealed-${createdAt}`,
+        sandboxMode,
+        createdAt,
+        updatedAt: createdAt,
+      });
+      const c2 = credential(2, true);
+      const c1 = {
+        ...credential(1, false),
+        onrampProvider: 'FIAT_ON_RAMP_PROVIDER_COINBASE',
+        projectId: 'project-1',
+        sealedPrivateApiKey: 'v1.private-1',
+      };
+      const transaction = (createdAt: number) => ({
+        organizationId: orgId,
+        transactionId: fresh('onramp-tx'),
+        onrampProvider: 'FIAT_ON_RAMP_PROVIDER_MOONPAY',
+        fiatOnrampCredentialId: c2.fiatOnrampCredentialId,
+        walletAddress: '0xde0b295669a9fd93d5f28d9ec85e40f4cb697bae',
+        network: 'FIAT_ON_RAMP_BLOCKCHAIN_NETWORK_ETHEREUM',
+        cryptoCurrencyCode: 'FIAT_ON_RAMP_CRYPTO_CURRENCY_ETH',
+        sandboxMode: true,
+        status: 'INITIATED',
+        createdAt,
+        updatedAt: createdAt,
+      });
+      const t2 = {
+        ...transaction(2),
+        fiatCurrencyCode: 'FIAT_ON_RAMP_CURRENCY_EUR',
+        fiatCurrencyAmount: '25.50',
+      };
+      const t1 = transaction(1);
+      await tx(async (t) => {
+        await t.organizations.insert(org);
+        await t.fiatOnRampCredentials.insert(c2);
+        await t.fiatOnRampCredentials.insert(c1);
+        await t.onRampTransactions.insert(t2);
+        await t.onRampTransactions.insert(t1);
+      });
+      expect(await tx((t) => t.fiatOnRampCredentials.list(orgId))).toEqual([c1, c2]);
+      expect(
+        await tx((t) => t.fiatOnRampCredentials.get(orgId, c2.fiatOnrampCredentialId)),
+      ).toEqual(c2);
+      expect(
+        await tx((t) => t.fiatOnRampCredentials.get(fresh('org'), c2.fiatOnrampCredentialId)),
+      ).toBeUndefined();
+      expect(await conflict(tx((t) => t.fiatOnRampCredentials.insert(c1)))).toBe(
+        'fiat_on_ramp_credential_pkey',
+      );
+      expect(await conflict(tx((t) => t.fiatOnRampCredentials.insert(credential(3, true))))).toBe(
+        'fiat_on_ramp_credential_provider',
+      );
+      const { projectId: _p, sealedPrivateApiKey: _k, ...withoutOptional } = c1;
+      const updated = { ...withoutOptional, publishableApiKey: 'pk_other', updatedAt: 9 };
+      await tx((t) => t.fiatOnRampCredentials.update(updated));
+      expect(
+        await tx((t) => t.fiatOnRampCredentials.get(orgId, c1.fiatOnrampCredentialId)),
+      ).toEqual(updated);
+      await tx((t) => t.fiatOnRampCredentials.delete(orgId, c2.fiatOnrampCredentialId));
+      await tx((t) => t.fiatOnRampCredentials.delete(orgId, fresh('missing')));
+      expect(await tx((t) => t.fiatOnRampCredentials.list(orgId))).toEqual([updated]);
+
+      expect(await tx((t) => t.onRampTransactions.list(orgId))).toEqual([t1, t2]);
+      expect(await tx((t) => t.onRampTransactions.get(orgId, t2.transactionId))).toEqual(t2);
+      expect(await conflict(tx((t) => t.onRampTransactions.insert(t1)))).toBe(
+        'on_ramp_transaction_pkey',
+      );
+      const completed = { ...t1, status: 'completed', updatedAt: 7 };
+      await tx((t) => t.onRampTransactions.update(completed));
+      expect(await tx((t) => t.onRampTransactions.get(orgId, t1.transactionId))).toEqual(completed);
+      await tx((t) => t.onRampTransactions.delete(orgId, t2.transactionId));
+      expect(await tx((t) => t.onRampTransactions.list(orgId))).toEqual([completed]);
+
+      await tx((t) => t.organizations.delete(orgId));
+      expect(await tx((t) => t.fiatOnRampCredentials.list(orgId))).toEqual([]);
+      expect(await tx((t) => t.onRampTransactions.list(orgId))).toEqual([]);
+    },
+  );
+
+  check(
     'smart contract interfaces: get, list by creation, find by address, conflicts, delete; gone with the organization',
     async () => {
       const org = organization({ parentOrganizationId: undefined });

@@ -19,6 +19,7 @@ import type { Ids } from '../ports/ids.js';
 import type { Notifier } from '../ports/notifier.js';
 import type { Oauth2Gateway } from '../ports/oauth2-gateway.js';
 import type { OidcVerifier } from '../ports/oidc-verifier.js';
+import type { OnRampProvider } from '../ports/on-ramp-provider.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
@@ -53,6 +54,11 @@ export interface ActivityContext {
    * reaches the providers, and the issuer of the OIDC tokens OAUTH2_AUTHENTICATE signs.
    */
   readonly oauth2: Oauth2Settings;
+  /**
+   * The fiat on-ramp: the on-ramp encryption key (provider secrets arrive encrypted to it and
+   * are sealed under a key derived from it) and the provider adapters by provider name.
+   */
+  readonly onRamp: OnRampSettings;
   /** Verifies OIDC id_tokens: signature, trusted issuer, expiry. */
   readonly oidc: OidcVerifier;
   /** The EVM chains of the send-transaction activities (`keyhold serve --evm-rpc`). */
@@ -84,6 +90,17 @@ export interface Oauth2Settings {
   readonly gateway: Oauth2Gateway;
   /** The `iss` of the OIDC tokens OAUTH2_AUTHENTICATE issues. */
   readonly issuer: string;
+}
+
+/**
+ * What the fiat on-ramp handlers use (see `ActivityContext.onRamp`).
+ * @example
+ * const onRamp: OnRampSettings = { encryptionKey, providers: new Map([[p.provider, p]]) };
+ */
+export interface OnRampSettings {
+  /** The on-ramp encryption key (`onRampEncryptionPublicKey` is its compressed public half). */
+  readonly encryptionKey: BundleSigner;
+  readonly providers: ReadonlyMap<string, OnRampProvider>;
 }
 
 /**

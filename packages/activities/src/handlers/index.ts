@@ -21,7 +21,13 @@ import {
   initImportPrivateKeyHandler,
   initImportWalletHandler,
 } from './export-import.js';
+import {
+  createFiatOnRampCredentialHandler,
+  deleteFiatOnRampCredentialHandler,
+  updateFiatOnRampCredentialHandler,
+} from './fiat-on-ramp-credentials.js';
 import { upsertGasUsageConfigHandler } from './gas-sponsorship.js';
+import { initFiatOnRampHandler } from './init-fiat-on-ramp.js';
 import {
   acceptInvitationHandler,
   createInvitationsHandler,
@@ -122,6 +128,7 @@ export type {
   HandledKind,
   HandlerOf,
   Oauth2Settings,
+  OnRampSettings,
   PrecheckSettings,
   ProposalContext,
   ValidatedIntent,
@@ -201,6 +208,10 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   UPDATE_OAUTH2_CREDENTIAL: updateOauth2CredentialHandler,
   DELETE_OAUTH2_CREDENTIAL: deleteOauth2CredentialHandler,
   OAUTH2_AUTHENTICATE: oauth2AuthenticateHandler,
+  CREATE_FIAT_ON_RAMP_CREDENTIAL: createFiatOnRampCredentialHandler,
+  UPDATE_FIAT_ON_RAMP_CREDENTIAL: updateFiatOnRampCredentialHandler,
+  DELETE_FIAT_ON_RAMP_CREDENTIAL: deleteFiatOnRampCredentialHandler,
+  INIT_FIAT_ON_RAMP: initFiatOnRampHandler,
   CREATE_OAUTH_PROVIDERS: createOauthProvidersHandler,
   DELETE_OAUTH_PROVIDERS: deleteOauthProvidersHandler,
   OAUTH_LOGIN: oauthLoginHandler,

@@ -15,10 +15,12 @@ import type {
   AuditEntryRecord,
   AuditHeadRecord,
   AuthenticatorRecord,
+  FiatOnRampCredentialRecord,
   GasUsageConfigRecord,
   InvitationRecord,
   Oauth2CredentialRecord,
   OauthProviderRecord,
+  OnRampTransactionRecord,
   OrganizationDocumentKind,
   OrganizationDocumentRecord,
   OrganizationRecord,
@@ -493,6 +495,31 @@ export interface GasUsageConfigRepository {
   update(record: GasUsageConfigRecord): Promise<void>;
 }
 
+/**
+ * Fiat on-ramp credentials (CREATE/UPDATE/DELETE_FIAT_ON_RAMP_CREDENTIAL), listed by
+ * `createdAt`; unique by `(organizationId, onrampProvider, sandboxMode)` (the constraint
+ * `fiat_on_ramp_credential_provider`).
+ */
+export interface FiatOnRampCredentialRepository {
+  get(
+    organizationId: string,
+    fiatOnrampCredentialId: string,
+  ): Promise<FiatOnRampCredentialRecord | undefined>;
+  list(organizationId: string): Promise<FiatOnRampCredentialRecord[]>;
+  insert(record: FiatOnRampCredentialRecord): Promise<void>;
+  update(record: FiatOnRampCredentialRecord): Promise<void>;
+  delete(organizationId: string, fiatOnrampCredentialId: string): Promise<void>;
+}
+
+/** The purchases INIT_FIAT_ON_RAMP initiated, listed by `createdAt`. */
+export interface OnRampTransactionRepository {
+  get(organizationId: string, transactionId: string): Promise<OnRampTransactionRecord | undefined>;
+  list(organizationId: string): Promise<OnRampTransactionRecord[]>;
+  insert(record: OnRampTransactionRecord): Promise<void>;
+  update(record: OnRampTransactionRecord): Promise<void>;
+  delete(organizationId: string, transactionId: string): Promise<void>;
+}
+
 /** The repositories visible inside one transaction. */
 export interface StoreTransaction {
   readonly organizations: OrganizationRepository;
@@ -522,6 +549,8 @@ export interface StoreTransaction {
   readonly invitations: InvitationRepository;
   readonly oauth2Credentials: Oauth2CredentialRepository;
   readonly smartContractInterfaces: SmartContractInterfaceRepository;
+  readonly fiatOnRampCredentials: FiatOnRampCredentialRepository;
+  readonly onRampTransactions: OnRampTransactionRepository;
   readonly payments: PaymentRepository;
   readonly oauthProviders: OauthProviderRepository;
   readonly organizationDocuments: OrganizationDocumentRepository;

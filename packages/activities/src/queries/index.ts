@@ -3,6 +3,7 @@
  * @module
  */
 import { getActivity, listActivities } from './activity-queries.js';
+import { getOnRampTransactionStatus, listFiatOnRampCredentials } from './fiat-on-ramp-queries.js';
 import {
   getPrivateKey,
   getWallet,
@@ -90,6 +91,8 @@ export const HANDLERS_BY_QUERY: QueryHandlerMap = {
   list_webhook_endpoints: listWebhookEndpoints,
   get_oauth2_credential: getOauth2Credential,
   list_oauth2_credentials: listOauth2Credentials,
+  list_fiat_on_ramp_credentials: listFiatOnRampCredentials,
+  get_onramp_transaction_status: getOnRampTransactionStatus,
   get_smart_contract_interface: getSmartContractInterface,
   list_smart_contract_interfaces: listSmartContractInterfaces,
   list_suborgs: listSubOrganizations,

@@ -4,6 +4,7 @@
  */
 import type { BootProof, QueryName, QueryOf } from '@keyhold/protocol';
 import type { SendTransactionChains } from '../ports/evm-send-chain.js';
+import type { OnRampProvider } from '../ports/on-ramp-provider.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { SessionReader } from '../read-only-session.js';
 import type { OrganizationRecord } from '../records.js';
@@ -21,6 +22,8 @@ export interface QueryContext {
   readonly bootProof?: BootProof;
   /** The EVM chains of the send-transaction queries (`keyhold serve --evm-rpc`). */
   readonly chains: SendTransactionChains;
+  /** The fiat on-ramp provider adapters by provider name (get_onramp_transaction_status). */
+  readonly onRampProviders: ReadonlyMap<string, OnRampProvider>;
 }
 
 /**

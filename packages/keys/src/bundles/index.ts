@@ -22,6 +22,7 @@ export {
   parseImportedMnemonic,
   parseImportedPrivateKey,
 } from './import-bundle.js';
+export { MAX_ON_RAMP_SECRET_BYTES, openOnRampSecret } from './on-ramp-secret.js';
 export { createOtpTargetBundle, type OtpBundleContent, openOtpBundle } from './otp-bundle.js';
 export { MAX_QUORUM_ENVELOPE_BYTES, openQuorumEnvelope } from './quorum-envelope.js';
 export { openSealedSecret, sealSecret } from './sealed-secret.js';

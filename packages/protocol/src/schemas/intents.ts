@@ -7,6 +7,11 @@ import {
   ACCESS_TYPES,
   ADDRESS_FORMATS,
   CURVES,
+  FIAT_ON_RAMP_CRYPTO_CURRENCIES,
+  FIAT_ON_RAMP_CURRENCIES,
+  FIAT_ON_RAMP_NETWORKS,
+  FIAT_ON_RAMP_PAYMENT_METHODS,
+  FIAT_ON_RAMP_PROVIDERS,
   MNEMONIC_LANGUAGES,
   MNEMONIC_LENGTHS,
   TRANSACTION_TYPES,
@@ -142,6 +147,32 @@ const oauth2CredentialProperties = () => ({
     'INVALID_ENCRYPTED_CLIENT_SECRET',
     'INVALID_ENCRYPTED_CLIENT_SECRET',
   ),
+});
+
+/** A field of the fiat on-ramp refused with INVALID_FIAT_ON_RAMP_PARAMETERS (the field in details). */
+const onRampField = <T>(schema: Schema<T>) =>
+  withError(schema, 'INVALID_FIAT_ON_RAMP_PARAMETERS', 'INVALID_FIAT_ON_RAMP_PARAMETERS');
+const onRampProvider = () =>
+  enumOf(FIAT_ON_RAMP_PROVIDERS, 'INVALID_FIAT_ON_RAMP_PROVIDER', 'INVALID_FIAT_ON_RAMP_PROVIDER');
+/** A provider's API key or project id: printable ASCII, no spaces. */
+const onRampKey = () => onRampField(matching('^[\\x21-\\x7e]{1,256}$'));
+/**
+ * A secret `encryptOnRampSecret` made: base58check of a 33-byte key and the ciphertext. 8 KiB
+ * bounds any provider's key (a Coinbase private key in PEM is under 300 bytes).
+ */
+const encryptedOnRampSecret = () =>
+  withError(
+    matching('^[1-9A-HJ-NP-Za-km-z]{40,8192}$'),
+    'INVALID_ENCRYPTED_ON_RAMP_SECRET',
+    'INVALID_ENCRYPTED_ON_RAMP_SECRET',
+  );
+/** A fiat on-ramp credential's members, as CREATE and UPDATE carry them. */
+const fiatOnRampCredentialProperties = () => ({
+  onrampProvider: onRampProvider(),
+  publishableApiKey: onRampKey(),
+  encryptedSecretApiKey: encryptedOnRampSecret(),
+  projectId: onRampKey(),
+  encryptedPrivateApiKey: encryptedOnRampSecret(),
 });
 
 /** `v1SmartContractInterfaceType`: an Ethereum ABI or a Solana IDL. */
@@ -742,6 +773,41 @@ export const INTENT_SCHEMAS = {
     ['oauth2CredentialId', 'authCode', 'redirectUri', 'codeVerifier', 'nonce'],
   ),
 
+  ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL: obj(
+    { ...fiatOnRampCredentialProperties(), sandboxMode: bool() },
+    ['onrampProvider', 'publishableApiKey', 'encryptedSecretApiKey'],
+  ),
+  ACTIVITY_TYPE_UPDATE_FIAT_ON_RAMP_CREDENTIAL: obj(
+    { fiatOnrampCredentialId: uuid(), ...fiatOnRampCredentialProperties() },
+    ['fiatOnrampCredentialId', 'onrampProvider', 'publishableApiKey', 'encryptedSecretApiKey'],
+  ),
+  ACTIVITY_TYPE_DELETE_FIAT_ON_RAMP_CREDENTIAL: obj({ fiatOnrampCredentialId: uuid() }, [
+    'fiatOnrampCredentialId',
+  ]),
+  ACTIVITY_TYPE_INIT_FIAT_ON_RAMP: obj(
+    {
+      onrampProvider: onRampProvider(),
+      // Bitcoin (base58, bech32), Ethereum and Base (0x hex), Solana (base58): letters and digits.
+      walletAddress: onRampField(matching('^(0x)?[A-Za-z0-9]{20,100}$')),
+      network: onRampField(enumOf(FIAT_ON_RAMP_NETWORKS)),
+      cryptoCurrencyCode: onRampField(enumOf(FIAT_ON_RAMP_CRYPTO_CURRENCIES)),
+      fiatCurrencyCode: onRampField(enumOf(FIAT_ON_RAMP_CURRENCIES)),
+      // A decimal amount of the fiat currency (`100`, `25.50`).
+      fiatCurrencyAmount: onRampField(matching('^[0-9]{1,9}(\\.[0-9]{1,2})?$')),
+      paymentMethod: onRampField(enumOf(FIAT_ON_RAMP_PAYMENT_METHODS)),
+      // ISO 3166-1 alpha-2 and the ISO 3166-2 subdivision after the dash (`US`, `NY`).
+      countryCode: onRampField(matching('^[A-Z]{2}$')),
+      countrySubdivisionCode: onRampField(matching('^[A-Z0-9]{1,3}$')),
+      sandboxMode: bool(),
+      // Whether it parses as an https URL with a query is the handler's check.
+      urlForSignature: withError(
+        str({ minLength: 1, maxLength: 4096 }),
+        'INVALID_URL_FOR_SIGNATURE',
+        'INVALID_URL_FOR_SIGNATURE',
+      ),
+    },
+    ['onrampProvider', 'walletAddress', 'network', 'cryptoCurrencyCode'],
+  ),
   ACTIVITY_TYPE_CREATE_SMART_CONTRACT_INTERFACE: obj(
     {
       // Whether it is an address of its type is the handler's precheck.

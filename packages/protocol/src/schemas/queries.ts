@@ -104,6 +104,8 @@ export const QUERY_SCHEMAS = {
     'smartContractInterfaceId',
   ]),
   list_smart_contract_interfaces: q({}),
+  list_fiat_on_ramp_credentials: q({}),
+  get_onramp_transaction_status: q({ transactionId: uuid(), refresh: bool() }, ['transactionId']),
   list_suborgs: q({
     filterType: enumOf(SUB_ORG_FILTER_TYPES),
     filterValue: str({ maxLength: 8192 }),

@@ -68,6 +68,7 @@ export function handlerContext(parts: HandlerContextParts): ActivityContext {
     tlsFetcher: only('tlsFetcher', {}),
     notifier: only('notifier', {}),
     oauth2: only('oauth2', {}),
+    onRamp: only('onRamp', {}),
     oidc: only('oidc', {}),
     chains: only('chains', {}),
     ids: { uuid: () => `id-${++next}`, activityId: () => 'activity-1' },
