@@ -454,3 +454,35 @@ describe.skipIf(!withChromium)('keyhold serve: the export and import frames in C
     await tab.close();
   });
 });
+
+describe('keyhold serve --frame-origins', () => {
+  afterAll(() => killKeyholdProcesses());
+
+  it('is a usage error when an entry is not an origin', async () => {
+    const run = keyholdProcess(['serve', '--memory', '--port', '0', '--frame-origins', 'nope']);
+    expect(await run.exit()).toBe(2);
+    expect(run.stderr()).toContain('--frame-origins: not an origin: "nope"');
+  });
+
+  it('serves no frame in production unless told which origins, nor with "none"', async () => {
+    const production = keyholdProcess(
+      ['serve', '--memory', '--port', '0', '--crypto-threads', '0', '--env', 'production'],
+      { KEYHOLD_MASTER_KEY: bytesToHex(p256.utils.randomSecretKey()) },
+    );
+    const none = keyholdProcess([
+      'serve',
+      '--memory',
+      '--port',
+      '0',
+      '--crypto-threads',
+      '0',
+      '--frame-origins',
+      'none',
+    ]);
+    for (const run of [production, none]) {
+      const line = JSON.parse(await run.firstLine());
+      expect(line.exportFrameUrl).toBeUndefined();
+      expect((await fetch(`${line.url}/frames/export`)).status).toBe(404);
+    }
+  });
+});
