@@ -47,6 +47,9 @@ describe('keyhold serve', () => {
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
+      // Development serves the export and import frames to loopback pages.
+      'exportFrameUrl',
+      'importFrameUrl',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -241,6 +244,9 @@ describe('keyhold serve', () => {
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
+      // Development serves the export and import frames to loopback pages.
+      'exportFrameUrl',
+      'importFrameUrl',
     ]);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);
