@@ -31,6 +31,7 @@ import {
   systemClock,
 } from '@keyhold/activities';
 import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
+import { type FrameScripts, renderFramePages } from '@keyhold/frames';
 import {
   CryptoWorkPool,
   inlineCryptoWorkPool,
@@ -124,7 +125,24 @@ export const ServerTokens = {
   Oauth2Issuer: Symbol.for('keyhold.Oauth2Issuer'),
   /** The operator's gas sponsor of ETH_SEND_TRANSACTION (a GasSponsor, or a function of none). */
   GasSponsor: Symbol.for('keyhold.GasSponsor'),
+  /** The export and import frames (`FrameSettings`), or `null`: not served. */
+  Frames: Symbol.for('keyhold.Frames'),
 } as const;
+
+/**
+ * The self-hosted export and import frames: their bundled scripts (`bundleFrameScripts()` of
+ * `@keyhold/frames`) and the parent origins that may embed them. The pages pin this server's
+ * signer key.
+ * @example
+ * const frames: FrameSettings = {
+ *   scripts: await bundleFrameScripts(),
+ *   allowedOrigins: parseFrameOrigins('https://app.example.com'),
+ * };
+ */
+export interface FrameSettings {
+  readonly scripts: FrameScripts;
+  readonly allowedOrigins: readonly string[];
+}
 
 /**
  * The OIDC issuer an embedded Keyhold names until told its URL (`createKeyhold({ oauth2:
@@ -231,6 +249,7 @@ export const coreModule = () =>
     bind(ServerTokens.ActivityServiceOptions).toConstantValue({});
     bind(ServerTokens.Oauth2Issuer).toConstantValue(DEFAULT_OAUTH2_ISSUER);
     bind(ServerTokens.GasSponsor).toConstantValue(() => undefined);
+    bind(ServerTokens.Frames).toConstantValue(null);
     bind(SendTransactionChains).toConstantValue(noSendTransactionChains);
     bind(ServerTokens.RateLimitSettings).toConstantValue({
       rules: DEFAULT_RATE_LIMITS,
@@ -360,6 +379,7 @@ export const coreModule = () =>
       .toDynamicValue((ctx) => {
         const ids = ctx.get<Ids>(Ids);
         const limiter = ctx.get<RateLimiter>(RateLimiter, { optional: true });
+        const frames = ctx.get<FrameSettings | null>(ServerTokens.Frames);
         return new KeyholdRequestHandler({
           store: ctx.get(Store),
           activities: ctx.get(ServerTokens.ActivityService),
@@ -387,6 +407,12 @@ export const coreModule = () =>
             issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
             signPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
           },
+          framePages:
+            frames &&
+            renderFramePages({
+              ...frames,
+              signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
+            }),
         });
       })
       .inSingletonScope();

@@ -29,6 +29,7 @@ import {
   rateLimitedMessage,
   type Store,
 } from '@keyhold/activities';
+import { FRAME_PATHS, type FramePage } from '@keyhold/frames';
 import { oidcKeyIdOf } from '@keyhold/keys';
 import {
   activityDefinitionsAt,
@@ -199,6 +200,8 @@ export interface KeyholdRequestHandlerDeps {
    * document and JWKS at that path.
    */
   oauth2Issuer?: { readonly issuer: string | (() => string); readonly signPublicKey: string };
+  /** The export and import frames by path (`renderFramePages` of `@keyhold/frames`). Absent: 404. */
+  framePages?: ReadonlyMap<string, FramePage> | null | undefined;
 }
 
 /** The discovery document of `GET /keyhold/v1/public_keys`. */
@@ -232,6 +235,8 @@ const SERVED_PATHS = new Set([
   WEBHOOK_JWKS_PATH,
   PUBLIC_KEYS_PATH,
   EXPLAIN_POLICIES_PATH,
+  FRAME_PATHS.export,
+  FRAME_PATHS.import,
 ]);
 
 /**
@@ -368,6 +373,10 @@ export class KeyholdRequestHandler implements RequestHandler {
       if (path === PUBLIC_KEYS_PATH && (method === 'GET' || method === 'HEAD')) {
         return this.publicKeys();
       }
+      const framePage = this.deps.framePages?.get(path);
+      if (framePage && (method === 'GET' || method === 'HEAD')) {
+        return { status: 200, headers: { ...framePage.headers }, body: framePage.body };
+      }
       if (path.startsWith(`${OAUTH2_ISSUER_PATH}/`) && (method === 'GET' || method === 'HEAD')) {
         const document = this.oidcIssuerDocument(path.slice(OAUTH2_ISSUER_PATH.length));
         if (document) return document;
@@ -469,6 +478,7 @@ export class KeyholdRequestHandler implements RequestHandler {
           metrics: this.deps.metricsExposition !== undefined,
           // The issuer's documents are served here only when its URL's path is ours.
           oauth2Issuer: this.oidcIssuerDocument('/jwks') !== undefined,
+          frames: this.deps.framePages != null,
           version: SERVER_VERSION,
         }),
       ),

@@ -45,6 +45,7 @@ import { Container, type ContainerModule } from 'inversify';
 import {
   coreModule,
   DEFAULT_DOCS_URL,
+  type FrameSettings,
   foundationModule,
   memoryStoreModule,
   type RateLimitSettings,
@@ -214,6 +215,12 @@ export interface KeyholdOptions {
     /** The Ed25519 key that signs deliveries (32 bytes). Default: derived from the master key. */
     signingKey?: Uint8Array;
   };
+  /**
+   * Serve the self-hosted export and import frames at `/frames/export` and `/frames/import`
+   * (`FRAME_PATHS` of `@keyhold/frames`), pinned to this instance's signer key, embeddable by
+   * `allowedOrigins` only. Default: not served.
+   */
+  frames?: FrameSettings;
   /** Extra inversify modules, loaded last: they may `rebind` any port. */
   modules?: ContainerModule[];
 }
@@ -408,6 +415,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(ServerTokens.Oauth2Issuer, options.oauth2?.issuer);
   constant(OidcVerifier, options.oidcVerifier);
   constant(OnRampProvider, options.onRamp?.providers);
+  constant(ServerTokens.Frames, options.frames);
   constant(SendTransactionChains, options.sendTransaction?.chains);
   const sponsor = options.sendTransaction?.gasSponsor;
   constant(ServerTokens.GasSponsor, typeof sponsor === 'object' ? () => sponsor : sponsor);
