@@ -31,6 +31,7 @@ export {
 } from './handlers/organization-settings.js';
 export { decodeRevert, type RevertEntry } from './handlers/revert-chain.js';
 export { EVM_CAIP2_NETWORKS } from './handlers/send-transaction.js';
+export { canonicalSolanaCaip2 } from './handlers/sol-send-transaction.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,
@@ -58,6 +59,14 @@ export {
   SendTransactionChains,
   sendTransactionChainsOf,
 } from './ports/evm-send-chain.js';
+export {
+  isSolanaChainUnavailable,
+  SolanaChainUnavailableError,
+  type SolanaSendChain,
+  type SolanaSignatureStatus,
+  type SolanaSimulation,
+  SolanaTransactionRefusedError,
+} from './ports/solana-send-chain.js';
 export { Ids, randomIds } from './ports/ids.js';
 export { LOG_LEVELS, Logger, type LogLevel, silentLogger } from './ports/logger.js';
 export {

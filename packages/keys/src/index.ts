@@ -183,6 +183,13 @@ export {
   TRANSACTION_CURVES,
   type TransactionView,
 } from './transactions/sign-transaction.js';
+export {
+  hasPlaceholderBlockhash,
+  SOLANA_MAX_TRANSACTION_BYTES,
+  type SignedSolanaTransaction,
+  signedSolanaTransaction,
+  solanaSendUnsignedTransaction,
+} from './transactions/solana-send.js';
 export type {
   ParsedSolanaTransaction,
   SolanaAccountView,

@@ -76,6 +76,7 @@ import {
 } from './policies.js';
 import { createPrivateKeysHandler } from './private-keys.js';
 import { ethSendRawTransactionHandler, ethSendTransactionHandler } from './send-transaction.js';
+import { solSendTransactionHandler } from './sol-send-transaction.js';
 import {
   createReadOnlySessionHandler,
   createReadWriteSessionHandler,
@@ -222,6 +223,7 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   ACTIVATE_BILLING_TIER: activateBillingTierHandler,
   ETH_SEND_RAW_TRANSACTION: ethSendRawTransactionHandler,
   ETH_SEND_TRANSACTION: ethSendTransactionHandler,
+  SOL_SEND_TRANSACTION: solSendTransactionHandler,
   UPSERT_GAS_USAGE_CONFIG: upsertGasUsageConfigHandler,
 };
 
