@@ -3,4 +3,7 @@
  * `@solana/kit` (JSON-RPC).
  * @module
  */
-export { createKitSolanaSendChain, type KitSolanaSendChainOptions } from './kit-solana-send-chain.js';
+export {
+  createKitSolanaSendChain,
+  type KitSolanaSendChainOptions,
+} from './kit-solana-send-chain.js';

@@ -20,8 +20,8 @@ import {
   type Base64EncodedWireTransaction,
   createSolanaRpc,
   isSolanaError,
-  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
   type Signature,
+  SOLANA_ERROR__TRANSACTION_ERROR__ALREADY_PROCESSED,
 } from '@solana/kit';
 
 /**

@@ -59,14 +59,6 @@ export {
   SendTransactionChains,
   sendTransactionChainsOf,
 } from './ports/evm-send-chain.js';
-export {
-  isSolanaChainUnavailable,
-  SolanaChainUnavailableError,
-  type SolanaSendChain,
-  type SolanaSignatureStatus,
-  type SolanaSimulation,
-  SolanaTransactionRefusedError,
-} from './ports/solana-send-chain.js';
 export { Ids, randomIds } from './ports/ids.js';
 export { LOG_LEVELS, Logger, type LogLevel, silentLogger } from './ports/logger.js';
 export {
@@ -121,6 +113,14 @@ export {
   SignatureVerifier,
   type StampCurve,
 } from './ports/signature-verifier.js';
+export {
+  isSolanaChainUnavailable,
+  SolanaChainUnavailableError,
+  type SolanaSendChain,
+  type SolanaSignatureStatus,
+  type SolanaSimulation,
+  SolanaTransactionRefusedError,
+} from './ports/solana-send-chain.js';
 export {
   type ActivityFilter,
   type ActivityRepository,

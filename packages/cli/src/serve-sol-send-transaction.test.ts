@@ -6,12 +6,9 @@
  * and to read a refusal's exact Status. Transactions are built with `@solana/kit`, and every
  * transfer is checked on the SVM: it moved once, or not at all.
  */
-import {
-  type SolanaSendChain,
-  sendTransactionChainsOf,
-} from '@keyhold/activities';
+import { type SolanaSendChain, sendTransactionChainsOf } from '@keyhold/activities';
 import { createKitSolanaSendChain } from '@keyhold/chain-solana';
-import { Messages, type MessageKey } from '@keyhold/protocol';
+import { type MessageKey, Messages } from '@keyhold/protocol';
 import { generateApiKeyPair } from '@keyhold/server';
 import { MemoryStore } from '@keyhold/store-memory';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -304,16 +301,57 @@ describe('SOL_SEND_TRANSACTION', () => {
     const sent = rpc.executed.length;
 
     const cases: [Record<string, unknown>, MessageKey, number][] = [
-      [{ unsignedTransaction: good(), signWiths: [sender], caip2: 'solana:testnet' }, 'SOLANA_NETWORK_UNSUPPORTED', 400],
-      [{ unsignedTransaction: 'zz', signWiths: [sender], caip2: DEVNET }, 'INVALID_TRANSACTION', 400],
-      [{ unsignedTransaction: 'deadbeef', signWiths: [sender], caip2: DEVNET }, 'INVALID_TRANSACTION', 400],
-      [{ unsignedTransaction: good(), signWiths: [sender], caip2: DEVNET, sponsor: true }, 'SOLANA_SPONSORSHIP_UNSUPPORTED', 400],
-      [{ unsignedTransaction: good(), signWiths: [sender], caip2: DEVNET, recentBlockhash: 'not-base58!' }, 'INVALID_TRANSACTION', 400],
+      [
+        { unsignedTransaction: good(), signWiths: [sender], caip2: 'solana:testnet' },
+        'SOLANA_NETWORK_UNSUPPORTED',
+        400,
+      ],
+      [
+        { unsignedTransaction: 'zz', signWiths: [sender], caip2: DEVNET },
+        'INVALID_TRANSACTION',
+        400,
+      ],
+      [
+        { unsignedTransaction: 'deadbeef', signWiths: [sender], caip2: DEVNET },
+        'INVALID_TRANSACTION',
+        400,
+      ],
+      [
+        { unsignedTransaction: good(), signWiths: [sender], caip2: DEVNET, sponsor: true },
+        'SOLANA_SPONSORSHIP_UNSUPPORTED',
+        400,
+      ],
+      [
+        {
+          unsignedTransaction: good(),
+          signWiths: [sender],
+          caip2: DEVNET,
+          recentBlockhash: 'not-base58!',
+        },
+        'INVALID_TRANSACTION',
+        400,
+      ],
       // The endpoint's genesis hash is devnet's.
-      [{ unsignedTransaction: good(), signWiths: [sender], caip2: 'solana:mainnet' }, 'SOLANA_RPC_NOT_CONFIGURED', 400],
-      [{ unsignedTransaction: good(), signWiths: [stranger], caip2: DEVNET }, 'SIGNER_NOT_IN_TRANSACTION', 400],
+      [
+        { unsignedTransaction: good(), signWiths: [sender], caip2: 'solana:mainnet' },
+        'SOLANA_RPC_NOT_CONFIGURED',
+        400,
+      ],
+      [
+        { unsignedTransaction: good(), signWiths: [stranger], caip2: DEVNET },
+        'SIGNER_NOT_IN_TRANSACTION',
+        400,
+      ],
       // Nothing to pay the fee with: the simulation refuses it.
-      [{ unsignedTransaction: hexOf(transfer(unfunded, payee, AMOUNT, rpc.svm.latestBlockhash())), signWiths: [unfunded], caip2: DEVNET }, 'TRANSACTION_REJECTED', 400],
+      [
+        {
+          unsignedTransaction: hexOf(transfer(unfunded, payee, AMOUNT, rpc.svm.latestBlockhash())),
+          signWiths: [unfunded],
+          caip2: DEVNET,
+        },
+        'TRANSACTION_REJECTED',
+        400,
+      ],
     ];
     for (const [parameters, key, status] of cases) {
       const refused = await submit(parameters);

@@ -183,13 +183,6 @@ export {
   TRANSACTION_CURVES,
   type TransactionView,
 } from './transactions/sign-transaction.js';
-export {
-  hasPlaceholderBlockhash,
-  SOLANA_MAX_TRANSACTION_BYTES,
-  type SignedSolanaTransaction,
-  signedSolanaTransaction,
-  solanaSendUnsignedTransaction,
-} from './transactions/solana-send.js';
 export type {
   ParsedSolanaTransaction,
   SolanaAccountView,
@@ -200,6 +193,13 @@ export type {
   SolanaTransactionView,
   SolanaTransferView,
 } from './transactions/solana.js';
+export {
+  hasPlaceholderBlockhash,
+  type SignedSolanaTransaction,
+  SOLANA_MAX_TRANSACTION_BYTES,
+  signedSolanaTransaction,
+  solanaSendUnsignedTransaction,
+} from './transactions/solana-send.js';
 export type {
   ParsedTronTransaction,
   TronContractView,

@@ -20,8 +20,6 @@ import { NOT_AVAILABLE_QUERIES } from './not-available-queries.js';
  * Remove an entry when its branch merges; the test then holds it to "not 501".
  */
 const ACTIVITIES_BUILT_ELSEWHERE = new Set([
-  // SOL_SEND_TRANSACTION (issue 14 item 5: the Solana half, not built yet).
-  'ACTIVITY_TYPE_SOL_SEND_TRANSACTION',
   // Fiat on-ramp (issue 15 item 3, not built yet).
   'ACTIVITY_TYPE_INIT_FIAT_ON_RAMP',
   'ACTIVITY_TYPE_CREATE_FIAT_ON_RAMP_CREDENTIAL',
@@ -81,9 +79,10 @@ const submitPathOf = (type: string) =>
 describe('every activity type of the spec answers', () => {
   const types = ACTIVITY_TYPES.filter((t) => t !== 'ACTIVITY_TYPE_UNSPECIFIED');
 
-  it('the list holds the spec’s 124 types (and the three webhook endpoint types, and the ETH_SEND_TRANSACTION_V2 the published client sends)', () => {
-    expect(types).toHaveLength(128);
+  it('the list holds the spec’s 124 types (and the three webhook endpoint types, and the ETH_SEND_TRANSACTION_V2 and SOL_SEND_TRANSACTION_V2 the published client sends)', () => {
+    expect(types).toHaveLength(129);
     expect(types).toContain('ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2');
+    expect(types).toContain('ACTIVITY_TYPE_SOL_SEND_TRANSACTION_V2');
     expect(types).toContain('ACTIVITY_TYPE_CREATE_TVC_MANIFEST_APPROVALS');
     expect(types).toContain('ACTIVITY_TYPE_CREATE_WEBHOOK_ENDPOINT');
   });

@@ -52,7 +52,10 @@ function errorJson(failed: FailedTransactionMetadata): unknown {
     const name = /InstructionError\(\s*\d+,\s*(\w+)/.exec(text)?.[1] ?? 'GenericError';
     const code = (inner as { code?: number } | null)?.code;
     return {
-      InstructionError: [(err as { index: number }).index, code !== undefined ? { Custom: code } : name],
+      InstructionError: [
+        (err as { index: number }).index,
+        code !== undefined ? { Custom: code } : name,
+      ],
     };
   }
   if (typeof err === 'object' && err !== null && 'accountIndex' in err) {
@@ -77,9 +80,7 @@ function signatureOf(transaction: Transaction): string {
  * const rpc = await startLiteSvmRpc();
  * rpc.airdrop(address, 2_000_000_000n);
  */
-export async function startLiteSvmRpc(
-  options: { genesisHash?: string } = {},
-): Promise<LiteSvmRpc> {
+export async function startLiteSvmRpc(options: { genesisHash?: string } = {}): Promise<LiteSvmRpc> {
   const svm = new LiteSVM();
   const genesisHash = options.genesisHash ?? DEVNET_GENESIS_HASH;
   const executed: string[] = [];

@@ -76,7 +76,6 @@ import {
 } from './policies.js';
 import { createPrivateKeysHandler } from './private-keys.js';
 import { ethSendRawTransactionHandler, ethSendTransactionHandler } from './send-transaction.js';
-import { solSendTransactionHandler } from './sol-send-transaction.js';
 import {
   createReadOnlySessionHandler,
   createReadWriteSessionHandler,
@@ -88,6 +87,7 @@ import {
   createSmartContractInterfaceHandler,
   deleteSmartContractInterfaceHandler,
 } from './smart-contract-interfaces.js';
+import { solSendTransactionHandler } from './sol-send-transaction.js';
 import { createSubOrganizationHandler, deleteSubOrganizationHandler } from './sub-organizations.js';
 import {
   createPrivateKeyTagHandler,

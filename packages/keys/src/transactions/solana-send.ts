@@ -6,8 +6,9 @@
  * required signers still unsigned).
  * @module
  */
-import { base58, base64 } from '@scure/base';
+
 import { bytesToHex, concatBytes, equalBytes } from '@noble/curves/utils.js';
+import { base58, base64 } from '@scure/base';
 import { compactU16, type ParsedSolanaTransaction, parseSolanaTransaction } from './solana.js';
 import { failedToParse, transactionBytes } from './transaction-input.js';
 
@@ -69,7 +70,12 @@ export function solanaSendUnsignedTransaction(intent: {
     if (!equalBytes(blockhash, parsed.message.recentBlockhash)) {
       message = Uint8Array.from(message);
       message.set(blockhash, blockhashOffset(parsed));
-      return bytesToHex(transactionOf(slots.map(() => new Uint8Array(SIGNATURE_BYTES)), message));
+      return bytesToHex(
+        transactionOf(
+          slots.map(() => new Uint8Array(SIGNATURE_BYTES)),
+          message,
+        ),
+      );
     }
   }
   return bytesToHex(transactionOf(slots, message));
