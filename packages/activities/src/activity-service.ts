@@ -152,8 +152,8 @@ export interface ActivityServiceDeps {
   /** Verifies OIDC id_tokens (OAuth providers and logins). Default: none trusted. */
   oidcVerifier?: OidcVerifier;
   /**
-   * The EVM chains ETH_SEND_TRANSACTION and ETH_SEND_RAW_TRANSACTION broadcast on. Default:
-   * none (they answer EVM_RPC_NOT_CONFIGURED).
+   * The chains ETH_SEND_TRANSACTION, ETH_SEND_RAW_TRANSACTION and SOL_SEND_TRANSACTION
+   * broadcast on. Default: none (they answer EVM_RPC_NOT_CONFIGURED, SOLANA_RPC_NOT_CONFIGURED).
    */
   chains?: SendTransactionChains;
   /**

@@ -29,7 +29,10 @@ import {
 /** What a QueryService runs on. Queries store nothing, so there is no vault and no Ids. */
 export interface QueryServiceDeps {
   store: Store;
-  /** The EVM chains of the send-transaction queries. Default: none (EVM_RPC_NOT_CONFIGURED). */
+  /**
+   * The EVM and Solana chains of the send-transaction queries. Default: none
+   * (EVM_RPC_NOT_CONFIGURED, SOLANA_RPC_NOT_CONFIGURED).
+   */
   chains?: SendTransactionChains;
   verifier: SignatureVerifier;
   clock: Clock;
