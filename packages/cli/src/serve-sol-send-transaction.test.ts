@@ -428,7 +428,58 @@ describe('a send cut short after the commit', () => {
 });
 
 describe('the Solana endpoint down', () => {
-  it('answers SOLANA_CHAIN_UNAVAILABLE, 503 with Retry-After, never 500, and stores nothing', async () => {
+  it('answers SOLANA_CHAIN_UNAVAILABLE, 503 with Retry-After, never 500: the status query, and a send that stores nothing', async () => {
+    const cluster = await startLiteSvmRpc();
+    const served = await startServer({
+      port: 0,
+      store: new MemoryStore(),
+      bootstrapApiPublicKey: root.publicKey,
+      webhookIntervalMs: 0,
+      solanaRpc: cluster.url,
+    });
+    try {
+      const from = await newAccount('sender', served);
+      cluster.airdrop(from, SOL);
+      const payee = await newAddress();
+      const { sendTransactionStatusId } = await sdk(root, served).solSendTransaction({
+        unsignedTransaction: hexOf(transfer(from, payee, AMOUNT, cluster.svm.latestBlockhash())),
+        signWiths: [from],
+        caip2: DEVNET,
+      });
+      expect(cluster.balance(payee)).toBe(AMOUNT);
+      const blockhash = cluster.svm.latestBlockhash();
+      await cluster.stop();
+
+      const status = await post(
+        '/public/v1/query/get_send_transaction_status',
+        { organizationId: served.organizationId, sendTransactionStatusId },
+        root,
+        served,
+      );
+      expect(status.status).toBe(503);
+      expectRefusal(status.json, 'SOLANA_CHAIN_UNAVAILABLE');
+      expect(status.headers.get('retry-after')).toBeTruthy();
+
+      const activities = await activityCount(served);
+      const refused = await submit(
+        {
+          unsignedTransaction: hexOf(transfer(from, payee, AMOUNT, blockhash)),
+          signWiths: [from],
+          caip2: DEVNET,
+        },
+        { target: served },
+      );
+      expect(refused.status).toBe(503);
+      expectRefusal(refused.json, 'SOLANA_CHAIN_UNAVAILABLE');
+      expect(refused.headers.get('retry-after')).toBeTruthy();
+      expect(await activityCount(served)).toBe(activities);
+    } finally {
+      await served.close();
+      await cluster.stop().catch(() => undefined);
+    }
+  });
+
+  it('an endpoint never reached (the genesis hash unknown) is the same 503', async () => {
     const gone = await startLiteSvmRpc();
     await gone.stop();
     const down = await startServer({
@@ -441,10 +492,11 @@ describe('the Solana endpoint down', () => {
     try {
       const from = await newAccount('sender', down);
       const activities = await activityCount(down);
-      const payee = await newAddress();
       const refused = await submit(
         {
-          unsignedTransaction: hexOf(transfer(from, payee, AMOUNT, rpc.svm.latestBlockhash())),
+          unsignedTransaction: hexOf(
+            transfer(from, await newAddress(), AMOUNT, rpc.svm.latestBlockhash()),
+          ),
           signWiths: [from],
           caip2: DEVNET,
         },
