@@ -256,9 +256,9 @@ describe('SOL_SEND_TRANSACTION', () => {
       ],
     });
     await sdk().createPolicy({
-      policyName: 'bob sends SOL from the sender',
+      policyName: 'bob sends SOL from the sender to one address',
       effect: 'EFFECT_ALLOW',
-      condition: `activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && activity.params.caip2 == '${DEVNET}' && wallet_account.address == '${sender}'`,
+      condition: `activity.resource == 'PRIVATE_KEY' && activity.action == 'SIGN' && activity.params.caip2 == '${DEVNET}' && wallet_account.address == '${sender}' && solana.tx.transfers.all(t, t.to in ['${allowed}', '${denied}'])`,
       notes: '',
     });
     await sdk().createPolicy({
@@ -290,6 +290,49 @@ describe('SOL_SEND_TRANSACTION', () => {
     // Refused before anything was signed: the chain was not even asked.
     expect(rpc.calls.get('simulateTransaction') ?? 0).toBe(simulated);
     expect(await activityCount()).toBe(activities);
+  });
+
+  it('waits for consensus like any activity: sent only once the root user approves', async () => {
+    const payee = await newAddress();
+    const carolKey = generateApiKeyPair();
+    await sdk().createUsers({
+      users: [
+        {
+          userName: 'carol',
+          userTags: [],
+          authenticators: [],
+          oauthProviders: [],
+          apiKeys: [
+            { apiKeyName: 'carol', publicKey: carolKey.publicKey, curveType: 'API_KEY_CURVE_P256' },
+          ],
+        },
+      ],
+    });
+    await sdk().createPolicy({
+      policyName: 'carol pays with root approval',
+      effect: 'EFFECT_ALLOW',
+      condition: `solana.tx.transfers.count == 1 && solana.tx.transfers[0].to == '${payee}'`,
+      consensus: `approvers.any(user, user.id == '${server.userId}')`,
+      notes: '',
+    });
+    const sent = rpc.executed.length;
+    const body = {
+      type: 'ACTIVITY_TYPE_SOL_SEND_TRANSACTION_V2',
+      timestampMs: String(Date.now()),
+      organizationId: server.organizationId,
+      parameters: {
+        unsignedTransaction: hexOf(transfer(sender, payee, AMOUNT, rpc.svm.latestBlockhash())),
+        signWiths: [sender],
+        caip2: DEVNET,
+      },
+    };
+    const parked = await post('/public/v1/submit/sol_send_transaction', body, carolKey);
+    expect(parked.json.activity.status).toBe('ACTIVITY_STATUS_CONSENSUS_NEEDED');
+    expect(rpc.executed.length).toBe(sent);
+    const approved = await sdk().approveActivity({ fingerprint: parked.json.activity.fingerprint });
+    expect(approved.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(rpc.executed.length).toBe(sent + 1);
+    expect(rpc.balance(payee)).toBe(AMOUNT);
   });
 
   it('refuses bad input with the catalogue message, stores nothing and sends nothing', async () => {
