@@ -130,16 +130,22 @@ const newAddress = async () => (await generateKeyPairSigner()).address as string
 
 /**
  * An unsigned System Program transfer built with `@solana/kit`: the full wire form with a zero
- * signature slot for the fee payer `from`.
+ * signature slot for each signer (the fee payer, and `from` when another account pays the fee).
  */
-function transfer(from: string, to: string, lamports: bigint, blockhash: string): Uint8Array {
+function transfer(
+  from: string,
+  to: string,
+  lamports: bigint,
+  blockhash: string,
+  feePayer = from,
+): Uint8Array {
   const data = new Uint8Array(12);
   const view = new DataView(data.buffer);
   view.setUint32(0, 2, true); // SystemInstruction::Transfer
   view.setBigUint64(4, lamports, true);
   const message = pipe(
     createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(address(from), m),
+    (m) => setTransactionMessageFeePayer(address(feePayer), m),
     (m) =>
       setTransactionMessageLifetimeUsingBlockhash(
         { blockhash: blockhash as Blockhash, lastValidBlockHeight: 0n },
@@ -292,6 +298,24 @@ describe('SOL_SEND_TRANSACTION', () => {
     expect(await activityCount()).toBe(activities);
   });
 
+  it('V2 signs with every key of signWiths: one account pays the fee, another the amount', async () => {
+    const payer = await newAccount('fee payer');
+    rpc.airdrop(payer, SOL);
+    const payee = await newAddress();
+    const before = { payer: rpc.balance(payer), sender: rpc.balance(sender) };
+    const { sendTransactionStatusId } = await sdk().solSendTransaction({
+      unsignedTransaction: hexOf(transfer(sender, payee, AMOUNT, rpc.svm.latestBlockhash(), payer)),
+      signWiths: [payer, sender],
+      caip2: DEVNET,
+    });
+    expect((await sdk().getSendTransactionStatus({ sendTransactionStatusId })).txStatus).toBe(
+      'INCLUDED',
+    );
+    expect(rpc.balance(payee)).toBe(AMOUNT);
+    expect(rpc.balance(sender)).toBe(before.sender - AMOUNT);
+    expect(rpc.balance(payer)).toBe(before.payer - 10_000n); // two signatures
+  });
+
   it('waits for consensus like any activity: sent only once the root user approves', async () => {
     const payee = await newAddress();
     const carolKey = generateApiKeyPair();
@@ -383,6 +407,18 @@ describe('SOL_SEND_TRANSACTION', () => {
       [
         { unsignedTransaction: good(), signWiths: [stranger], caip2: DEVNET },
         'SIGNER_NOT_IN_TRANSACTION',
+        400,
+      ],
+      // The fee payer signs; `from`, a required signer too, is not named.
+      [
+        {
+          unsignedTransaction: hexOf(
+            transfer(await newAddress(), payee, AMOUNT, rpc.svm.latestBlockhash(), sender),
+          ),
+          signWiths: [sender],
+          caip2: DEVNET,
+        },
+        'SOLANA_SIGNATURES_MISSING',
         400,
       ],
       // Nothing to pay the fee with: the simulation refuses it.
