@@ -36,6 +36,11 @@ export interface LiteSvmRpc {
   readonly executed: string[];
   /** Counts of requests by method. */
   readonly calls: Map<string, number>;
+  /**
+   * How many of the next sends to accept and lose, as a cluster does when the leader drops a
+   * transaction: the signature is answered, nothing is executed.
+   */
+  dropSends: number;
   stop(): Promise<void>;
 }
 
@@ -88,6 +93,26 @@ export async function startLiteSvmRpc(options: { genesisHash?: string } = {}): P
   const slot = () => Number(svm.getClock().slot);
   const history = (signature: string) => svm.getTransaction(signature as Signature);
 
+  const endpoint: { -readonly [K in keyof LiteSvmRpc]: LiteSvmRpc[K] } = {
+    url: '',
+    svm,
+    airdrop(address, amount) {
+      const outcome = svm.airdrop(address as Address, lamports(amount) as Lamports);
+      if (!outcome || outcome instanceof FailedTransactionMetadata) {
+        throw new Error(`airdrop to ${address} failed`);
+      }
+    },
+    balance: (address) => svm.getBalance(address as Address) ?? 0n,
+    executed,
+    calls,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    dropSends: 0,
+  };
+
   const methods: Record<string, (params: unknown[]) => unknown> = {
     getGenesisHash: () => genesisHash,
     getLatestBlockhash: () => ({
@@ -127,6 +152,10 @@ export async function startLiteSvmRpc(options: { genesisHash?: string } = {}): P
             data: { err: preflight, logs: [], accounts: null, unitsConsumed: 0 },
           },
         });
+      }
+      if (endpoint.dropSends > 0) {
+        endpoint.dropSends -= 1;
+        return signature;
       }
       const outcome = svm.sendTransaction(transaction);
       if (!(outcome instanceof FailedTransactionMetadata)) executed.push(signature);
@@ -175,22 +204,6 @@ export async function startLiteSvmRpc(options: { genesisHash?: string } = {}): P
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    svm,
-    airdrop(address, amount) {
-      const outcome = svm.airdrop(address as Address, lamports(amount) as Lamports);
-      if (!outcome || outcome instanceof FailedTransactionMetadata) {
-        throw new Error(`airdrop to ${address} failed`);
-      }
-    },
-    balance: (address) => svm.getBalance(address as Address) ?? 0n,
-    executed,
-    calls,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  endpoint.url = `http://127.0.0.1:${port}`;
+  return endpoint;
 }
