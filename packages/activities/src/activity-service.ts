@@ -179,8 +179,8 @@ export interface ActivityServiceDeps {
   /** The fiat on-ramp provider adapters (INIT_FIAT_ON_RAMP). Default: none (refused). */
   onRampProviders?: readonly OnRampProvider[];
   /**
-   * The EVM chains ETH_SEND_TRANSACTION and ETH_SEND_RAW_TRANSACTION broadcast on. Default:
-   * none (they answer EVM_RPC_NOT_CONFIGURED).
+   * The chains ETH_SEND_TRANSACTION, ETH_SEND_RAW_TRANSACTION and SOL_SEND_TRANSACTION
+   * broadcast on. Default: none (they answer EVM_RPC_NOT_CONFIGURED, SOLANA_RPC_NOT_CONFIGURED).
    */
   chains?: SendTransactionChains;
   /**

@@ -31,6 +31,7 @@ export {
 } from './handlers/organization-settings.js';
 export { decodeRevert, type RevertEntry } from './handlers/revert-chain.js';
 export { EVM_CAIP2_NETWORKS } from './handlers/send-transaction.js';
+export { canonicalSolanaCaip2 } from './handlers/sol-send-transaction.js';
 export { nobleSignatureVerifier } from './noble-signature-verifier.js';
 export {
   BootstrapConflictError,
@@ -122,6 +123,14 @@ export {
   SignatureVerifier,
   type StampCurve,
 } from './ports/signature-verifier.js';
+export {
+  isSolanaChainUnavailable,
+  SolanaChainUnavailableError,
+  type SolanaSendChain,
+  type SolanaSignatureStatus,
+  type SolanaSimulation,
+  SolanaTransactionRefusedError,
+} from './ports/solana-send-chain.js';
 export {
   type ActivityFilter,
   type ActivityRepository,

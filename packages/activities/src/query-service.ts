@@ -30,7 +30,10 @@ import {
 /** What a QueryService runs on. Queries store nothing, so there is no vault and no Ids. */
 export interface QueryServiceDeps {
   store: Store;
-  /** The EVM chains of the send-transaction queries. Default: none (EVM_RPC_NOT_CONFIGURED). */
+  /**
+   * The EVM and Solana chains of the send-transaction queries. Default: none
+   * (EVM_RPC_NOT_CONFIGURED, SOLANA_RPC_NOT_CONFIGURED).
+   */
   chains?: SendTransactionChains;
   /** The fiat on-ramp provider adapters (get_onramp_transaction_status). Default: none. */
   onRampProviders?: readonly OnRampProvider[];

@@ -491,7 +491,8 @@ export interface OauthProviderRecord {
 }
 
 /**
- * One transaction of ETH_SEND_TRANSACTION (`sendTransactionStatusId`). The signed bytes are
+ * One transaction of ETH_SEND_TRANSACTION or SOL_SEND_TRANSACTION (`sendTransactionStatusId`;
+ * the `caip2` prefix tells the chain, and the formats below differ). The signed bytes are
  * stored in the activity's transaction, before anything is broadcast: a broadcast that was cut
  * short (a crash after the commit) is repeated with the same bytes, never re-signed, so one
  * activity never puts two transactions on the chain. The status itself is read from the chain.
@@ -500,13 +501,13 @@ export interface SendTransactionRecord {
   organizationId: string;
   sendTransactionStatusId: string;
   activityId: string;
-  /** `eip155:<chainId>`. */
+  /** `eip155:<chainId>`, or `solana:<genesis hash's first 32 characters>`. */
   caip2: string;
-  /** The sender, lower-case `0x` address. */
+  /** The sender: a lower-case `0x` address; Solana: the fee payer, base58. */
   fromAddress: string;
-  /** keccak256 of `signedTransaction`, lower-case `0x`. */
+  /** keccak256 of `signedTransaction`, lower-case `0x`; Solana: the first signature, base58. */
   txHash: string;
-  /** The signed serialization (public once broadcast), lower-case `0x` hex. */
+  /** The signed serialization (public once broadcast), lower-case `0x` hex; Solana: hex, no `0x`. */
   signedTransaction: string;
   /** The sponsor's gas top-up of a sponsored transaction, broadcast first (see `sponsoredWei`). */
   sponsorSignedTransaction?: string;

@@ -127,6 +127,9 @@ const HELP = `usage: keyhold serve [options]
   --gas-sponsor-usd-per-eth USD     sponsor gas of ETH_SEND_TRANSACTION (sponsor: true) from
                                     the settlement account, within each organization's
                                     UPSERT_GAS_USAGE_CONFIG limits counted at this ETH price
+  --solana-rpc URL                  send SOL_SEND_TRANSACTION on this Solana cluster's JSON-RPC
+                                    endpoint (caip2 solana:mainnet or solana:devnet, whichever
+                                    the endpoint's genesis hash says it is)
   --frame-origins ORIGIN,…          serve the export and import frames at /frames/export and
                                     /frames/import (their URLs on the listening line) to
                                     these parent origins (scheme://host[:port|:*], or * for
@@ -269,6 +272,7 @@ const SERVE_OPTIONS = {
   'evm-rpc': { type: 'string', multiple: true },
   'oidc-issuer': { type: 'string', multiple: true },
   'gas-sponsor-usd-per-eth': { type: 'string' },
+  'solana-rpc': { type: 'string' },
   'log-level': { type: 'string', default: 'info' },
   metrics: { type: 'string', default: 'on' },
   'allow-private-webhooks': { type: 'boolean', default: false },
@@ -345,6 +349,10 @@ export async function runServeCommand(args: string[]): Promise<number> {
       throw new Error(
         '--gas-sponsor-usd-per-eth needs --evm-rpc: the sponsor is the settlement account',
       );
+    }
+    const solanaRpc = values['solana-rpc'];
+    if (solanaRpc !== undefined && !/^https?:\/\/[^\s]+$/.test(solanaRpc)) {
+      throw new Error('--solana-rpc must be an http(s) URL');
     }
     httpLimits = httpLimitsFromFlags(values);
     const stores = [values.memory, values.data, values.postgres].filter((v) => v !== undefined);
@@ -626,6 +634,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       ...(values['gas-sponsor-usd-per-eth'] !== undefined
         ? { gasSponsorUsdPerEth: values['gas-sponsor-usd-per-eth'] }
         : {}),
+      ...(values['solana-rpc'] !== undefined ? { solanaRpc: values['solana-rpc'] } : {}),
     });
   } catch (error) {
     return fail(startFailure(error, values, port));

@@ -73,25 +73,38 @@ export interface ServeOptions extends KeyholdOptions, HttpServerLimits {
    * organizations' USD limits are counted at. Without it nothing is sponsored.
    */
   gasSponsorUsdPerEth?: string;
+  /**
+   * The Solana cluster's JSON-RPC endpoint SOL_SEND_TRANSACTION sends on (`keyhold serve
+   * --solana-rpc URL`); which cluster it is, its genesis hash tells.
+   */
+  solanaRpc?: string;
 }
 
 /**
  * The send-transaction chains of the gateway's networks (`base-sepolia` → `eip155:84532`): an
  * RPC URL becomes a viem chain (loaded only then); an EvmChain object given in its place (a
- * test's) serves the gateway alone.
+ * test's) serves the gateway alone. A Solana endpoint becomes a `@solana/kit` chain (loaded
+ * only then).
  */
 async function sendTransactionChainsFor(
-  chains: PayGatewayOptions['chains'],
+  chains: PayGatewayOptions['chains'] | undefined,
+  solanaRpc: string | undefined,
 ): Promise<SendTransactionChains> {
-  const { createViemEvmSendChain } = await import('@keyhold/chain-evm-viem');
-  const { PAY_NETWORKS } = await import('@keyhold/payments');
   const byCaip2 = new Map<string, EvmSendChain>();
-  for (const [network, chain] of chains) {
-    if (typeof chain === 'string') {
-      byCaip2.set(PAY_NETWORKS[network].caip2, createViemEvmSendChain(chain));
+  if (chains && chains.size > 0) {
+    const { createViemEvmSendChain } = await import('@keyhold/chain-evm-viem');
+    const { PAY_NETWORKS } = await import('@keyhold/payments');
+    for (const [network, chain] of chains) {
+      if (typeof chain === 'string') {
+        byCaip2.set(PAY_NETWORKS[network].caip2, createViemEvmSendChain(chain));
+      }
     }
   }
-  return sendTransactionChainsOf(byCaip2);
+  const solana =
+    solanaRpc === undefined
+      ? undefined
+      : (await import('@keyhold/chain-solana')).createKitSolanaSendChain(solanaRpc);
+  return sendTransactionChainsOf(byCaip2, solana);
 }
 
 /** A listening server started by `startServer`. */
@@ -181,7 +194,10 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   // The send-transaction activities broadcast on the gateway's RPC endpoints; the sponsor is
   // the settlement account, known once the gateway has opened it.
   let gasSponsor: GasSponsor | undefined;
-  const sendChains = options.pay ? await sendTransactionChainsFor(options.pay.chains) : undefined;
+  const sendChains =
+    options.pay || options.solanaRpc !== undefined
+      ? await sendTransactionChainsFor(options.pay?.chains, options.solanaRpc)
+      : undefined;
   const keyhold =
     options.keyhold ??
     createKeyhold({

@@ -195,6 +195,13 @@ export type {
   SolanaTransactionView,
   SolanaTransferView,
 } from './transactions/solana.js';
+export {
+  hasPlaceholderBlockhash,
+  type SignedSolanaTransaction,
+  SOLANA_MAX_TRANSACTION_BYTES,
+  signedSolanaTransaction,
+  solanaSendUnsignedTransaction,
+} from './transactions/solana-send.js';
 export type {
   ParsedTronTransaction,
   TronContractView,

@@ -218,6 +218,12 @@ export const ACTIVITY_DEFINITIONS: readonly ActivityDefinition[] = [
   ...define('ETH_SEND_TRANSACTION', [1, 2], 'PRIVATE_KEY', 'SIGN', (v) =>
     v === 1 ? 'ethSendTransactionResult' : 'ethSendTransactionResultV2',
   ),
+  // A Solana transaction (`keyhold serve --solana-rpc`) signed with the organization's keys as
+  // SIGN_TRANSACTION signs one, and broadcast. V1 gives it in base64 with one `signWith`; V2
+  // (what the published clients send) in hex with `signWiths`.
+  ...define('SOL_SEND_TRANSACTION', [1, 2], 'PRIVATE_KEY', 'SIGN', (v) =>
+    v === 1 ? 'solSendTransactionResult' : 'solSendTransactionResultV2',
+  ),
   ...define('UPSERT_GAS_USAGE_CONFIG', [1], 'ORGANIZATION', 'UPDATE'),
   // Votes by fingerprint. They are not activities of their own: the answer is the target
   // activity after the vote, so these result keys never appear on the wire.

@@ -138,6 +138,8 @@ export const ACTIVITY_TYPES = [
   // Not in the spec's list: what the published clients (@turnkey/sdk-server 8, @turnkey/http 6)
   // send for ethSendTransaction, its transaction given as `calls`.
   'ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2',
+  // Likewise for solSendTransaction: the transaction in hex, its signers as `signWiths`.
+  'ACTIVITY_TYPE_SOL_SEND_TRANSACTION_V2',
 ] as const;
 export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 

@@ -452,6 +452,29 @@ const CATALOGUE = {
     INVALID_ARGUMENT,
     'more than one call needs an EIP-7702 batch, which Keyhold does not send: one call per transaction',
   ),
+  // SOL_SEND_TRANSACTION (`keyhold serve --solana-rpc`): Keyhold's texts too. A chain that
+  // does not answer is SOLANA_CHAIN_UNAVAILABLE (503, Retry-After); what its simulation
+  // refuses is TRANSACTION_REJECTED with the chain's words in `details`.
+  SOLANA_NETWORK_UNSUPPORTED: e(
+    INVALID_ARGUMENT,
+    'unsupported caip2: not a Solana network Keyhold sends transactions on (solana:mainnet, solana:devnet)',
+  ),
+  SOLANA_RPC_NOT_CONFIGURED: e(
+    StatusCode.FAILED_PRECONDITION,
+    'no Solana RPC endpoint configured for this network: start the server with --solana-rpc URL',
+  ),
+  SOLANA_CHAIN_UNAVAILABLE: e(
+    StatusCode.UNAVAILABLE,
+    "the Solana chain's RPC endpoint did not answer: retry later",
+  ),
+  SOLANA_SPONSORSHIP_UNSUPPORTED: e(
+    INVALID_ARGUMENT,
+    'sponsored Solana transactions are not supported: the transaction pays its own fee (sponsor false)',
+  ),
+  SOLANA_SIGNATURES_MISSING: e(
+    INVALID_ARGUMENT,
+    'the transaction needs signatures from signers not in signWiths',
+  ),
   SEND_TRANSACTION_STATUS_NOT_FOUND: e(NOT_FOUND, 'send transaction status not found'),
   SENDER_NOT_WALLET_ACCOUNT: e(
     INVALID_ARGUMENT,

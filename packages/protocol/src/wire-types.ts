@@ -463,6 +463,8 @@ export interface ActivityResults {
   ACTIVITY_TYPE_ETH_SEND_RAW_TRANSACTION: { transactionHash: string };
   ACTIVITY_TYPE_ETH_SEND_TRANSACTION: { sendTransactionStatusId: string };
   ACTIVITY_TYPE_ETH_SEND_TRANSACTION_V2: { sendTransactionStatusId: string };
+  ACTIVITY_TYPE_SOL_SEND_TRANSACTION: { sendTransactionStatusId: string };
+  ACTIVITY_TYPE_SOL_SEND_TRANSACTION_V2: { sendTransactionStatusId: string };
   ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: { gasUsageConfigId: string };
   ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };
   ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };

@@ -51,16 +51,7 @@ describe('the HTTP surface', () => {
     expectStatus(json, 5, 'not found');
   });
 
-  // Every known query is served now (catalogue.test.ts holds them to "not 501"); the known
-  // but unserved activity left is SOL_SEND_TRANSACTION.
-  it('answers known but unserved endpoints with 501', async () => {
-    const submit = await post(
-      '/public/v1/submit/sol_send_transaction',
-      envelope('ACTIVITY_TYPE_SOL_SEND_TRANSACTION', {}),
-    );
-    expect(submit.status).toBe(501);
-    expectStatus(submit.json, 12, 'activity type not supported');
-  });
+  // Every known activity type and query is served now: catalogue.test.ts holds each to "not 501".
 
   it('refuses the selector versions of a served endpoint by name, not 501 (CREATE_POLICY V1, V2)', async () => {
     for (const type of ['ACTIVITY_TYPE_CREATE_POLICY', 'ACTIVITY_TYPE_CREATE_POLICY_V2']) {

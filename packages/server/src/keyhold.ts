@@ -142,11 +142,13 @@ export interface KeyholdOptions {
    */
   onRamp?: { encryptionKey?: Uint8Array; providers?: OnRampProvider[] };
   /**
-   * The send-transaction activities (ETH_SEND_RAW_TRANSACTION, ETH_SEND_TRANSACTION and their
-   * queries): the EVM chains by CAIP-2 id (`sendTransactionChainsOf(new Map([['eip155:84532',
-   * createViemEvmSendChain(url)]]))`), and the operator's gas sponsor (a private key of the
+   * The send-transaction activities (ETH_SEND_RAW_TRANSACTION, ETH_SEND_TRANSACTION,
+   * SOL_SEND_TRANSACTION and their queries): the EVM chains by CAIP-2 id and the Solana
+   * cluster (`sendTransactionChainsOf(new Map([['eip155:84532', createViemEvmSendChain(url)]]),
+   * createKitSolanaSendChain(solanaUrl))`), and the operator's gas sponsor (a private key of the
    * operator's organization and the USD price of the native coin), or a function that answers
-   * it once it exists. Default: no chain (EVM_RPC_NOT_CONFIGURED), no sponsor.
+   * it once it exists. Default: no chain (EVM_RPC_NOT_CONFIGURED, SOLANA_RPC_NOT_CONFIGURED),
+   * no sponsor.
    */
   sendTransaction?: {
     chains?: SendTransactionChains;

@@ -2,7 +2,7 @@
  * The condition context of an activity (wire-compat §5): `activity {type, kind, resource,
  * action, params}` and, where the activity targets them, `wallet`, `wallets`,
  * `wallet_account` and `private_key`; the parsed transaction (`eth.tx`, `solana.tx`, `tron.tx`,
- * `bitcoin.tx`) of SIGN_TRANSACTION, with the decoded contract call in `eth.tx` when the
+ * `bitcoin.tx`) of SIGN_TRANSACTION (and `solana.tx` of SOL_SEND_TRANSACTION), with the decoded contract call in `eth.tx` when the
  * organization uploaded the contract's ABI (`contract-calls.ts`); `eth.eip_712` and `eth.eip_7702_authorization` of raw
  * payloads in those encodings. What the request does not carry is left out, so a policy that
  * reads it gets a `missing` error (never a default value).
@@ -21,6 +21,7 @@ import {
   parseEip7702Authorization,
   parseSignedEthereumTransaction,
   parseTypedData,
+  solanaSendUnsignedTransaction,
 } from '@keyhold/keys';
 import type {
   ConditionContext,
@@ -68,6 +69,11 @@ export function policyParamsOf(kind: string, p: Parameters): Record<string, unkn
       ]);
     case 'ETH_SEND_RAW_TRANSACTION':
       return pick([['caip2', p.caip2]]);
+    case 'SOL_SEND_TRANSACTION':
+      return pick([
+        ['caip2', p.caip2],
+        ['sponsor', p.sponsor],
+      ]);
     case 'UPDATE_WALLET':
       return pick([['wallet_id', p.walletId]]);
     case 'UPDATE_WEBHOOK_ENDPOINT':
@@ -215,6 +221,25 @@ function addSignedTransaction(context: Record<string, unknown>, parameters: Para
   }
 }
 
+/**
+ * The unsigned transaction of SOL_SEND_TRANSACTION as SIGN_TRANSACTION's hex (V1 base64, V2
+ * hex), the intent's `recentBlockhash` in it; '' when it does not decode (refused by the
+ * handler's precheck, so `solana.tx` is left out).
+ */
+function solSendUnsignedTransactionOf(parameters: Parameters): string {
+  try {
+    return solanaSendUnsignedTransaction({
+      unsignedTransaction: String(parameters.unsignedTransaction ?? ''),
+      encoding: Array.isArray(parameters.signWiths) ? 'hex' : 'base64',
+      ...(typeof parameters.recentBlockhash === 'string'
+        ? { recentBlockhash: parameters.recentBlockhash }
+        : {}),
+    });
+  } catch {
+    return '';
+  }
+}
+
 const PAYLOAD_KEYWORD = {
   PAYLOAD_ENCODING_EIP712: ['eip_712', (payload: string) => parseTypedData(payload).view],
   PAYLOAD_ENCODING_EIP7702_AUTHORIZATION: [
@@ -300,6 +325,19 @@ export async function conditionContextOf(
     }
     return undefined;
   };
+  /** Several signers' records: wallet accounts (and their wallets) and private keys, as lists. */
+  const addSigningKeys = async (signWiths: readonly unknown[]) => {
+    const accounts: WalletAccountRecord[] = [];
+    const keys: PrivateKeyRecord[] = [];
+    for (const signWith of signWiths) {
+      const found = typeof signWith === 'string' ? await scope.signingKey(signWith) : undefined;
+      if (found?.kind === 'account') accounts.push(found.account);
+      if (found?.kind === 'privateKey') keys.push(found.privateKey);
+    }
+    await addAccounts(accounts);
+    const value = oneOrList(keys.map(policyPrivateKey));
+    if (value) context.private_key = value;
+  };
   switch (definition.kind) {
     case 'SIGN_RAW_PAYLOAD':
     case 'SIGN_RAW_PAYLOADS':
@@ -322,6 +360,24 @@ export async function conditionContextOf(
     case 'ETH_SEND_RAW_TRANSACTION':
       addSignedTransaction(context, parameters);
       break;
+    case 'SOL_SEND_TRANSACTION': {
+      // V2 names several signers: their records as lists (fail closed), like several targets.
+      const signWiths = Array.isArray(parameters.signWiths)
+        ? [...new Set(parameters.signWiths as unknown[])]
+        : [parameters.signWith];
+      if (signWiths.length === 1) await addSigningKey(signWiths[0]);
+      else await addSigningKeys(signWiths);
+      await addTransaction(
+        scope,
+        context,
+        {
+          type: 'TRANSACTION_TYPE_SOLANA',
+          unsignedTransaction: solSendUnsignedTransactionOf(parameters),
+        },
+        undefined,
+      );
+      break;
+    }
     case 'EXPORT_PRIVATE_KEY':
     case 'DISABLE_PRIVATE_KEY':
       await addPrivateKeys(ids([parameters.privateKeyId]));

@@ -42,6 +42,7 @@ export const KEYWORDS_BY_KIND: Readonly<Record<string, readonly OptionalKeyword[
   SIGN_TRANSACTION: [...SIGNER, 'eth.tx', 'solana.tx', 'tron.tx', 'bitcoin.tx'],
   ETH_SEND_TRANSACTION: [...SIGNER, 'eth.tx'],
   ETH_SEND_RAW_TRANSACTION: ['eth.tx'],
+  SOL_SEND_TRANSACTION: [...SIGNER, 'solana.tx'],
   EXPORT_WALLET_ACCOUNT: SIGNER,
   EXPORT_PRIVATE_KEY: ['private_key'],
   DISABLE_PRIVATE_KEY: ['private_key'],

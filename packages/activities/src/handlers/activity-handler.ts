@@ -61,7 +61,7 @@ export interface ActivityContext {
   readonly onRamp: OnRampSettings;
   /** Verifies OIDC id_tokens: signature, trusted issuer, expiry. */
   readonly oidc: OidcVerifier;
-  /** The EVM chains of the send-transaction activities (`keyhold serve --evm-rpc`). */
+  /** The chains of the send-transaction activities (`--evm-rpc`, `--solana-rpc`). */
   readonly chains: SendTransactionChains;
   /** The operator's account that sponsors gas (ETH_SEND_TRANSACTION `sponsor`), if any. */
   readonly gasSponsor?: GasSponsor;

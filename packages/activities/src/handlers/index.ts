@@ -93,6 +93,7 @@ import {
   createSmartContractInterfaceHandler,
   deleteSmartContractInterfaceHandler,
 } from './smart-contract-interfaces.js';
+import { solSendTransactionHandler } from './sol-send-transaction.js';
 import { createSubOrganizationHandler, deleteSubOrganizationHandler } from './sub-organizations.js';
 import {
   createPrivateKeyTagHandler,
@@ -233,6 +234,7 @@ export const HANDLERS_BY_KIND: ActivityHandlerMap = {
   ACTIVATE_BILLING_TIER: activateBillingTierHandler,
   ETH_SEND_RAW_TRANSACTION: ethSendRawTransactionHandler,
   ETH_SEND_TRANSACTION: ethSendTransactionHandler,
+  SOL_SEND_TRANSACTION: solSendTransactionHandler,
   UPSERT_GAS_USAGE_CONFIG: upsertGasUsageConfigHandler,
 };
 

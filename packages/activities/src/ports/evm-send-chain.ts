@@ -11,6 +11,7 @@
  * or an estimate reverted → EvmExecutionRevertedError with the revert data.
  * @module
  */
+import type { SolanaSendChain } from './solana-send-chain.js';
 
 /**
  * A mined transaction's receipt, as far as the status query cares.
@@ -68,12 +69,16 @@ export interface EvmSendChain {
 }
 
 /**
- * The chains the send-transaction activities reach, by CAIP-2 id (`eip155:84532`).
+ * The chains the send-transaction activities reach, by CAIP-2 id: EVM chains (`eip155:84532`)
+ * and Solana clusters (`solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`, the canonical id of devnet).
+ * A Solana chain answered for an id is checked against it by its genesis hash before use, so
+ * one endpoint may be offered for every Solana id.
  * @example
  * const chain = chains.evm('eip155:84532'); // undefined: no RPC endpoint for that network
  */
 export interface SendTransactionChains {
   evm(caip2: string): EvmSendChain | undefined;
+  solana(caip2: string): SolanaSendChain | undefined;
 }
 
 /**
@@ -85,21 +90,26 @@ export const SendTransactionChains: unique symbol = Symbol.for('keyhold.SendTran
 
 /**
  * No chain at all: what an embedded Keyhold has unless given some (every send answers
- * EVM_RPC_NOT_CONFIGURED).
+ * EVM_RPC_NOT_CONFIGURED or SOLANA_RPC_NOT_CONFIGURED).
  * @example
  * noSendTransactionChains.evm('eip155:84532'); // undefined
  */
-export const noSendTransactionChains: SendTransactionChains = { evm: () => undefined };
+export const noSendTransactionChains: SendTransactionChains = {
+  evm: () => undefined,
+  solana: () => undefined,
+};
 
 /**
- * Chains from a map of CAIP-2 id to chain.
+ * Chains from a map of CAIP-2 id to EVM chain, and the one Solana endpoint (`--solana-rpc`),
+ * offered for every Solana id: which cluster it is, its genesis hash tells.
  * @example
- * const chains = sendTransactionChainsOf(new Map([['eip155:84532', chain]]));
+ * const chains = sendTransactionChainsOf(new Map([['eip155:84532', chain]]), solanaChain);
  */
 export function sendTransactionChainsOf(
   chains: ReadonlyMap<string, EvmSendChain>,
+  solana?: SolanaSendChain,
 ): SendTransactionChains {
-  return { evm: (caip2) => chains.get(caip2) };
+  return { evm: (caip2) => chains.get(caip2), solana: () => solana };
 }
 
 /**

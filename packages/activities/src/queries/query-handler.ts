@@ -20,7 +20,7 @@ export interface QueryContext {
   readonly consensusExpiryMs: number;
   /** This server's software boot proof (get_boot_proof), when the server made one. */
   readonly bootProof?: BootProof;
-  /** The EVM chains of the send-transaction queries (`keyhold serve --evm-rpc`). */
+  /** The chains of the send-transaction queries (`--evm-rpc`, `--solana-rpc`). */
   readonly chains: SendTransactionChains;
   /** The fiat on-ramp provider adapters by provider name (get_onramp_transaction_status). */
   readonly onRampProviders: ReadonlyMap<string, OnRampProvider>;

@@ -2,7 +2,8 @@
  * The send-transaction queries:
  *
  * - get_send_transaction_status: `{txStatus, eth: {txHash}, txError?, error?}` of an
- *   ETH_SEND_TRANSACTION, read from the chain. `txStatus` (the spec shows no values; these are
+ *   ETH_SEND_TRANSACTION, read from the chain; `{txStatus, solana: {signature}, …}` of a
+ *   SOL_SEND_TRANSACTION (see `sol-send-transaction.ts`). `txStatus` (the spec shows no values; these are
  *   Keyhold's): `BROADCASTED` (the node has it, not mined), `INCLUDED` (mined and succeeded),
  *   `FAILED` (mined and reverted — `error.revertChain` decoded by replaying the call at its
  *   block — or refused by the node). A transaction the node does not know (the broadcast after
@@ -24,6 +25,7 @@ import { chainRefusal, onChain } from '../handlers/chain-failures.js';
 import { gasLimitsOf, gasUsageOf, usdOf } from '../handlers/gas-sponsorship.js';
 import { decodeRevert } from '../handlers/revert-chain.js';
 import { broadcastRecord, chainOf } from '../handlers/send-transaction.js';
+import { solanaChainOf, solanaSendTransactionStatus } from '../handlers/sol-send-transaction.js';
 import { EvmExecutionRevertedError, EvmTransactionRefusedError } from '../ports/evm-send-chain.js';
 import type { QueryHandlerOf } from './query-handler.js';
 
@@ -39,6 +41,9 @@ export const getSendTransactionStatus: QueryHandlerOf<'get_send_transaction_stat
     throw new KeyholdError('SEND_TRANSACTION_STATUS_NOT_FOUND', {
       sendTransactionStatusId: body.sendTransactionStatusId,
     });
+  }
+  if (record.caip2.startsWith('solana:')) {
+    return solanaSendTransactionStatus(await solanaChainOf(ctx.chains, record.caip2), record);
   }
   const chain = chainOf(ctx.chains, record.caip2);
   const eth = { txHash: record.txHash };

@@ -28,8 +28,8 @@ export const RATE_LIMIT_LANES: readonly RateLimitLane[] = ['query', 'activity', 
  * hundreds of milliseconds of CPU); SIGN_RAW_PAYLOADS signs a batch; SIGN_TRANSACTION parses
  * a chain's transaction format and may sign many inputs (a Bitcoin PSBT signs every input
  * the key owns). Every other activity does a bounded amount of work (SIGN_RAW_PAYLOAD is one
- * signature), so it stays in `activity`. ETH_SEND_TRANSACTION and ETH_SEND_RAW_TRANSACTION
- * also spend the chain's RPC endpoint (a simulation, an estimate, a broadcast). The lane follows from the route alone, so the
+ * signature), so it stays in `activity`. ETH_SEND_TRANSACTION, ETH_SEND_RAW_TRANSACTION and
+ * SOL_SEND_TRANSACTION also spend the chain's RPC endpoint (a simulation, an estimate, a broadcast). The lane follows from the route alone, so the
  * client-address bucket, charged before the body is read, is in the same lane.
  * @example
  * CHAIN_EXPENSIVE_KINDS.has('CREATE_WALLET'); // true
@@ -44,6 +44,7 @@ export const CHAIN_EXPENSIVE_KINDS: ReadonlySet<string> = new Set([
   'SIGN_RAW_PAYLOADS',
   'ETH_SEND_TRANSACTION',
   'ETH_SEND_RAW_TRANSACTION',
+  'SOL_SEND_TRANSACTION',
 ]);
 
 /**

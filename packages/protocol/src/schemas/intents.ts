@@ -80,6 +80,29 @@ const ethSendTransactionProperties = {
   gasStationNonce: decimal(),
 };
 
+/**
+ * The Solana networks of the wire's `caip2` enum (`v1SolSendTransactionIntent`): mainnet and
+ * devnet, each by alias, by CAIP-2 reference (the genesis hash's first 32 characters) and by
+ * the whole genesis hash. Which one an RPC endpoint serves is the handler's.
+ */
+const SOLANA_CAIP2_NETWORKS = [
+  'solana:mainnet',
+  'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+  'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d',
+  'solana:devnet',
+  'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+  'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG',
+] as const;
+/**
+ * What both versions of SOL_SEND_TRANSACTION carry beside the transaction and its signers. A
+ * blockhash is 32 bytes in base58 (32 to 44 characters).
+ */
+const solSendTransactionProperties = {
+  caip2: enumOf(SOLANA_CAIP2_NETWORKS, 'SOLANA_NETWORK_UNSUPPORTED'),
+  sponsor: bool(),
+  recentBlockhash: withError(matching('^[1-9A-HJ-NP-Za-km-z]{32,44}$'), 'INVALID_TRANSACTION'),
+};
+
 const nonEmpty = <T>(items: Schema<T>, max = 100) => arr(items, { minItems: 1, maxItems: max });
 
 /** How a signing intent names its key: V1 by `privateKeyId`, V2 by `signWith`. */
@@ -747,6 +770,30 @@ export const INTENT_SCHEMAS = {
       }),
     },
     ['from', 'caip2', 'calls'],
+  ),
+  // A Solana transaction is at most 1232 bytes: 2048 base64 characters or 4096 hex digits
+  // leave room for a client's padding, and the handler bounds the bytes.
+  ACTIVITY_TYPE_SOL_SEND_TRANSACTION: obj(
+    {
+      ...solSendTransactionProperties,
+      unsignedTransaction: withError(
+        matching('^[A-Za-z0-9+/]{1,2048}={0,2}$'),
+        'INVALID_TRANSACTION',
+      ),
+      signWith: signWith(),
+    },
+    ['unsignedTransaction', 'signWith', 'caip2'],
+  ),
+  ACTIVITY_TYPE_SOL_SEND_TRANSACTION_V2: obj(
+    {
+      ...solSendTransactionProperties,
+      unsignedTransaction: withError(
+        matching('^(0x)?([0-9a-fA-F]{2}){1,2048}$'),
+        'INVALID_TRANSACTION',
+      ),
+      signWiths: arr(signWith(), { minItems: 1, maxItems: 16 }),
+    },
+    ['unsignedTransaction', 'signWiths', 'caip2'],
   ),
   ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: obj(
     {
