@@ -74,6 +74,8 @@ async function attestedHeader(key: ApiKeyPair, attestation: string, body: string
   ).toString('base64url');
 }
 
+const sessionClaims = (session: string) => JSON.parse(atob(session.split('.')[1]!));
+
 const nonceOf = (publicKeyHex: string) => bytesToHex(sha256(utf8ToBytes(publicKeyHex)));
 
 describe('the auth proxy, through @turnkey/core 2.8.1', () => {
@@ -133,6 +135,30 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     );
     const { verificationToken } = await proxy.proxyVerifyOtpV2({ otpId, encryptedOtpBundle });
     return verificationToken;
+  }
+
+  /** STAMP_LOGIN on the public API under an X-Stamp-Attested stamp, as core's `loginWithOtp`. */
+  async function attestedLogin(key: ApiKeyPair, token: string, organizationId: string) {
+    const body = JSON.stringify({
+      type: 'ACTIVITY_TYPE_STAMP_LOGIN',
+      timestampMs: String(Date.now()),
+      organizationId,
+      parameters: { publicKey: key.publicKey, expirationSeconds: '1200' },
+    });
+    const response = await fetch(`${kh.server.url}/public/v1/submit/stamp_login`, {
+      method: 'POST',
+      body,
+      headers: { 'X-Stamp-Attested': await attestedHeader(key, token, body) },
+    });
+    const answer = (await response.json()) as {
+      message?: string;
+      activity?: { result: { stampLoginResult: { session: string } } };
+    };
+    return {
+      status: response.status,
+      message: answer.message,
+      session: answer.activity?.result.stampLoginResult.session,
+    };
   }
 
   /** What the store holds that a refusal must not change. */
@@ -254,7 +280,21 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     expect(signedUp.organizationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(signedUp.userId).toMatch(/^[0-9a-f-]{36}$/);
 
-    // A later login: a new code, the account found by the proof, STAMP_LOGIN on the public API.
+    // What `signUpWithOtp` does next: STAMP_LOGIN in the new account with the same token.
+    const first = await attestedLogin(sessionKey, signUpToken, signedUp.organizationId);
+    expect(first.status).toBe(200);
+    expect(sessionClaims(first.session!)).toMatchObject({
+      organization_id: signedUp.organizationId,
+      user_id: signedUp.userId,
+      public_key: sessionKey.publicKey,
+    });
+    // The token logs in once.
+    const again = await attestedLogin(sessionKey, signUpToken, signedUp.organizationId);
+    expect(again.status).toBe(400);
+    expect(again.message).toContain('verification token has already been used');
+
+    // A later login (`completeOtp` → `verifyOtp` → `loginWithOtp`): a new code, the account
+    // found by the proof of the contact, STAMP_LOGIN on the public API.
     const loginKey = generateApiKeyPair();
     const loginToken = await verified(email, loginKey);
     expect(decodeVerificationToken(loginToken).public_key).toBe(loginKey.publicKey);
@@ -264,26 +304,13 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
       verificationToken: loginToken,
     });
     expect(account).toEqual({ organizationId: signedUp.organizationId });
-    const body = JSON.stringify({
-      type: 'ACTIVITY_TYPE_STAMP_LOGIN',
-      timestampMs: String(Date.now()),
-      organizationId: signedUp.organizationId,
-      parameters: { publicKey: loginKey.publicKey, expirationSeconds: '1200' },
-    });
-    const response = await fetch(`${kh.server.url}/public/v1/submit/stamp_login`, {
-      method: 'POST',
-      body,
-      headers: { 'X-Stamp-Attested': await attestedHeader(loginKey, loginToken, body) },
-    });
-    expect(response.status).toBe(200);
-    const { activity } = (await response.json()) as {
-      activity: { result: { stampLoginResult: { session: string } } };
-    };
-    const session = activity.result.stampLoginResult.session;
+    const login = await attestedLogin(loginKey, loginToken, signedUp.organizationId);
+    expect(login.status).toBe(200);
+    const session = login.session!;
     expect(await verifySessionJwtSignature(session, kh.server.keyhold.notarizerPublicKey)).toBe(
       true,
     );
-    expect(JSON.parse(atob(session.split('.')[1]!))).toMatchObject({
+    expect(sessionClaims(session)).toMatchObject({
       organization_id: signedUp.organizationId,
       user_id: signedUp.userId,
       public_key: loginKey.publicKey,
