@@ -572,3 +572,97 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     expect(answers.every((s) => s === 200 || s === 429)).toBe(true);
   });
 });
+
+describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
+  let kh: TurnkeyServer;
+  let mailbox: SmtpMailbox;
+  let configId: string;
+
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${kh.server.authProxyUrl}/v1/${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-proxy-config-id': configId },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    mailbox = await startSmtpMailbox({ username: 'keyhold', password: 's3cret' });
+    kh = await startTurnkeyServer({
+      http: 'koa',
+      notifier: smtpNotifier({ url: mailbox.url, from: 'login@keyhold.test', timeoutMs: 2000 }),
+    });
+    await kh.embedded.run('ACTIVITY_TYPE_ENABLE_AUTH_PROXY', {});
+    ({ configId } = await kh.embedded.run<{ configId: string }>(
+      'ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG',
+      { otpLength: 7, otpAlphanumeric: false },
+    ));
+  });
+  afterAll(async () => {
+    await kh?.server.close();
+    await mailbox?.close();
+  });
+
+  it('serves wallet_kit_config with the defaults of an unset config', async () => {
+    expect(await getAuthProxyConfig(configId, kh.server.authProxyUrl)).toEqual({
+      enabledProviders: [],
+      sessionExpirationSeconds: '900',
+      organizationId: kh.organizationId,
+      otpAlphanumeric: false,
+      otpLength: '7',
+    });
+  });
+
+  it('otp_init answers only the id; otp_verify takes the code as typed; otp_login V1 and signup V1', async () => {
+    const email = 'v1@example.com';
+    const key = generateApiKeyPair();
+    const init = await post('otp_init', { otpType: 'OTP_TYPE_EMAIL', contact: email });
+    expect(init.status).toBe(200);
+    expect(Object.keys(init.body)).toEqual(['otpId']);
+    const code = mailbox.received.at(-1)!.raw.match(/sign-in code is ([0-9A-Z]{6,9})/)![1]!;
+    expect(code).toMatch(/^[0-9]{7}$/);
+    const verify = await post('otp_verify', {
+      otpId: init.body.otpId,
+      otpCode: code,
+      publicKey: key.publicKey,
+    });
+    expect(verify.status).toBe(200);
+    const token = verify.body.verificationToken as string;
+    const signedUp = await post('signup', {
+      userEmail: email,
+      verificationToken: token,
+      clientSignature: clientSignature(
+        key,
+        getClientSignatureMessageForSignup({ verificationToken: token, email }).message,
+      ),
+      apiKeys: [],
+      authenticators: [],
+      oauthProviders: [],
+    });
+    expect(signedUp.status).toBe(200);
+    const login = await post('otp_login', {
+      verificationToken: token,
+      publicKey: key.publicKey,
+      organizationId: signedUp.body.organizationId,
+    });
+    expect(login.status).toBe(200);
+    expect(sessionClaims(login.body.session as string)).toMatchObject({
+      organization_id: signedUp.body.organizationId,
+      user_id: signedUp.body.userId,
+    });
+  });
+
+  it('oauth2_authenticate without a credential for the provider and client id is refused', async () => {
+    const refused = await post('oauth2_authenticate', {
+      provider: 'OAUTH2_PROVIDER_X',
+      authCode: 'code',
+      redirectUri: 'https://app.example.com/cb',
+      codeVerifier: 'v'.repeat(43),
+      nonce: 'n',
+      clientId: 'nobody',
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.body.message).toBe('OAuth 2.0 credential not found');
+  });
+});
