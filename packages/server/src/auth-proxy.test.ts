@@ -29,6 +29,7 @@ import {
   TurnkeyClient,
 } from '@turnkey/core';
 import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SmtpMailbox,
@@ -652,6 +653,75 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
       user_id: signedUp.body.userId,
     });
   });
+
+  it('never answers 5xx, whatever JSON a route is sent (fast-check)', async () => {
+    const routes = [
+      'wallet_kit_config',
+      'wallet_kit_client_params',
+      'otp_init',
+      'otp_init_v2',
+      'otp_verify',
+      'otp_verify_v2',
+      'otp_login',
+      'otp_login_v2',
+      'account',
+      'signup',
+      'signup_v2',
+      'oauth_login',
+      'oauth2_authenticate',
+    ];
+    const field = fc.oneof(
+      fc.string(),
+      fc.constantFrom('OTP_TYPE_EMAIL', 'EMAIL', 'OIDC_TOKEN', 'PUBLIC_KEY', 'a.b.c', ''),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string(), { maxLength: 2 }),
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.string(), { maxKeys: 2 }),
+    );
+    const body = fc.oneof(
+      fc.json(),
+      fc.record(
+        {
+          otpType: field,
+          contact: field,
+          otpId: field,
+          otpCode: field,
+          encryptedOtpBundle: field,
+          verificationToken: field,
+          publicKey: field,
+          clientSignature: field,
+          organizationId: field,
+          filterType: field,
+          filterValue: field,
+          oidcToken: field,
+          userEmail: field,
+          apiKeys: field,
+          wallet: field,
+          provider: field,
+          clientId: field,
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, async (route, value) => {
+        // In process (no client address): the per-address limits do not end the run early.
+        const response = await kh.server.keyhold.handle({
+          method: 'POST',
+          path: `/auth-proxy/v1/${route}`,
+          headers: { 'content-type': 'application/json', 'x-auth-proxy-config-id': configId },
+          rawBody: new TextEncoder().encode(
+            typeof value === 'string' ? value : JSON.stringify(value),
+          ),
+        });
+        expect(response.status, `${route} ${response.body}`).toBeLessThan(500);
+        const answer = JSON.parse(response.body);
+        if (response.status !== 200) expect(typeof answer.message).toBe('string');
+      }),
+      { numRuns: 150 },
+    );
+  }, 60_000);
 
   it('oauth2_authenticate without a credential for the provider and client id is refused', async () => {
     const refused = await post('oauth2_authenticate', {
