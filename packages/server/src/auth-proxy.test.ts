@@ -415,6 +415,20 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     ).toEqual({
       organizationId: created.subOrganizationId,
     });
+    // What core asks before linking a provider (`addOauthProvider`): the identity's account.
+    const claims = JSON.parse(atob(oidcToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
+    expect(
+      await proxy.proxyGetAccount({
+        filterType: 'OIDC_CLAIMS',
+        filterValue: JSON.stringify({ iss: claims.iss, sub: claims.sub, aud: claims.aud }),
+      }),
+    ).toEqual({ organizationId: created.subOrganizationId });
+    expect(
+      await proxy.proxyGetAccount({
+        filterType: 'OIDC_CLAIMS',
+        filterValue: JSON.stringify({ iss: claims.iss, sub: 'nobody', aud: claims.aud }),
+      }),
+    ).toEqual({});
     const { session } = await proxy.proxyOAuthLogin({ oidcToken, publicKey: key.publicKey });
     expect(JSON.parse(atob(session.split('.')[1]!))).toMatchObject({
       organization_id: created.subOrganizationId,

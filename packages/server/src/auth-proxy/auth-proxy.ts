@@ -422,8 +422,13 @@ export class AuthProxy {
       organizationId = await this.accountByOidcToken(call, filterValue);
     } else if (filterType === 'PUBLIC_KEY') {
       organizationId = await this.accountOf(call, 'PUBLIC_KEY', filterValue);
+    } else if (filterType === 'OIDC_CLAIMS') {
+      organizationId = await this.accountByOidcClaims(call, filterValue);
     } else {
-      throw invalid('/filterType', 'must be EMAIL, PHONE_NUMBER, OIDC_TOKEN or PUBLIC_KEY');
+      throw invalid(
+        '/filterType',
+        'must be EMAIL, PHONE_NUMBER, OIDC_TOKEN, OIDC_CLAIMS or PUBLIC_KEY',
+      );
     }
     return organizationId ? { organizationId } : {};
   }
@@ -447,6 +452,33 @@ export class AuthProxy {
       throw new KeyholdError('INVALID_OIDC_TOKEN', { reason });
     }
     return this.accountOf(call, 'OIDC_TOKEN', oidcToken);
+  }
+
+  /**
+   * The sub-organization with a user holding the OAuth provider `{iss, sub, aud}` (JSON): what
+   * core asks before it links a provider to a logged-in user (`addOauthProvider`), so that one
+   * identity is not linked to two accounts. Read from the store: `list_suborgs` has no such
+   * filter.
+   */
+  private async accountByOidcClaims(call: ProxyCall, filterValue: string) {
+    let claims: unknown;
+    try {
+      claims = JSON.parse(filterValue);
+    } catch {
+      claims = undefined;
+    }
+    const { iss, sub, aud } = (claims ?? {}) as Record<string, unknown>;
+    if (typeof iss !== 'string' || typeof sub !== 'string' || typeof aud !== 'string') {
+      throw invalid('/filterValue', 'must be the JSON of {iss, sub, aud}');
+    }
+    return this.deps.store.transaction(async (tx) => {
+      for (const child of await tx.organizations.listChildren(call.organizationId)) {
+        if (await tx.oauthProviders.findByIdentity(child.organizationId, iss, aud, sub)) {
+          return child.organizationId;
+        }
+      }
+      return undefined;
+    });
   }
 
   /** The first sub-organization of the proxy's organization matching the filter. */
