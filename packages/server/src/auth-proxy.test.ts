@@ -16,6 +16,7 @@
 
 import { smtpNotifier } from '@keyhold/notifier-smtp';
 import { joseOidcVerifier } from '@keyhold/oidc-jose';
+import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -748,5 +749,36 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
     });
     expect(refused.status).toBe(404);
     expect(refused.body.message).toBe('OAuth 2.0 credential not found');
+  });
+});
+
+describe('the auth proxy with its rate limiter unreachable', () => {
+  it('refuses with 503 and Retry-After: 1, sending nothing', async () => {
+    const mailbox = await startSmtpMailbox({ username: 'keyhold', password: 's3cret' });
+    const kh = await startTurnkeyServer({
+      rateLimiter: new RedisRateLimiter({ url: 'redis://127.0.0.1:1' }),
+      notifier: smtpNotifier({ url: mailbox.url, from: 'login@keyhold.test', timeoutMs: 2000 }),
+    });
+    try {
+      const response = await fetch(`${kh.server.authProxyUrl}/v1/otp_init_v2`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-auth-proxy-config-id': '00000000-0000-4000-8000-000000000000',
+        },
+        body: JSON.stringify({ otpType: 'OTP_TYPE_EMAIL', contact: 'x@example.com' }),
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(await response.json()).toMatchObject({
+        code: 14,
+        message: 'service unavailable',
+        details: [{ errorCode: 'RATE_LIMIT_BACKEND_UNAVAILABLE' }],
+      });
+      expect(mailbox.received).toHaveLength(0);
+    } finally {
+      await kh.server.close();
+      await mailbox.close();
+    }
   });
 });

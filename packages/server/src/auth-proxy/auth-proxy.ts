@@ -22,6 +22,7 @@ import {
   type Clock,
   type OidcVerifier,
   openAuthProxyApiKey,
+  portErrorCodeOf,
   type RateLimiter,
   type Store,
 } from '@keyhold/activities';
@@ -168,6 +169,16 @@ export class AuthProxy {
         return this.reply(error.httpStatus, error.toStatus(), allowedOrigin);
       if (error instanceof KeyholdRequestError) {
         return this.reply(error.httpStatus, error.status, allowedOrigin);
+      }
+      // A store or limiter that cannot answer: the caller retries (refusing beats an unmetered send).
+      const port = portErrorCodeOf(error);
+      if (port === 'RATE_LIMIT_BACKEND_UNAVAILABLE') {
+        const unavailable = new KeyholdError('RATE_LIMIT_BACKEND_UNAVAILABLE');
+        return this.reply(503, unavailable.toStatus(), allowedOrigin);
+      }
+      if (port === 'STORE_UNAVAILABLE') {
+        const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
+        return this.reply(503, unavailable.toStatus(), allowedOrigin);
       }
       throw error;
     }
