@@ -41,6 +41,7 @@ import {
   DEFAULT_AUTH_PROXY_LIMITS,
   meterOtpSend,
   meterRequest,
+  meterSignup,
 } from './auth-proxy-limits.js';
 
 /** Where the proxy is served: `authProxyUrl` is the server's URL with this path. */
@@ -510,6 +511,7 @@ export class AuthProxy {
     for (const method of [...(email ? ['email'] : []), ...(phone ? ['sms'] : [])]) {
       if (verificationToken) requireEnabled(call.config, method);
     }
+    await meterSignup(this.deps.limiter, this.limits, call.address);
     const list = (field: string) => {
       const value = body[field] ?? [];
       if (!Array.isArray(value)) throw invalid(`/${field}`, 'must be an array');
