@@ -37,6 +37,7 @@ import {
   startSmtpMailbox,
 } from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
 import { type LocalOidcIssuer, startOidcIssuer } from './__fixtures__/oidc-issuer.js';
+import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
   rejection,
   sdkClient,
@@ -589,7 +590,7 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
   });
 });
 
-describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
+describe('the auth proxy on the Koa adapter and embedded PGlite, and its V1 routes', () => {
   let kh: TurnkeyServer;
   let mailbox: SmtpMailbox;
   let configId: string;
@@ -606,6 +607,7 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
   beforeAll(async () => {
     mailbox = await startSmtpMailbox({ username: 'keyhold', password: 's3cret' });
     kh = await startTurnkeyServer({
+      ...(await STORE_TARGETS.find(([name]) => name === 'embedded PGlite')![1]()),
       http: 'koa',
       notifier: smtpNotifier({ url: mailbox.url, from: 'login@keyhold.test', timeoutMs: 2000 }),
     });
@@ -618,6 +620,7 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
   afterAll(async () => {
     await kh?.server.close();
     await mailbox?.close();
+    await closeStoreTargets();
   });
 
   it('serves wallet_kit_config with the defaults of an unset config', async () => {
