@@ -12,6 +12,9 @@
  *   another key; and the send limits per contact and per client address. Never a 5xx.
  * - the proxy's user is a real user of the organization whose policy allows only the proxy's
  *   activities, and its key is stored sealed.
+ * - the same proxy on the Koa adapter over embedded PGlite, with the V1 routes (otp_init,
+ *   otp_verify with the typed code, signup, otp_login); a fast-check property that no route
+ *   answers 5xx to any JSON; a limiter that cannot answer is a 503.
  */
 
 import { smtpNotifier } from '@keyhold/notifier-smtp';
