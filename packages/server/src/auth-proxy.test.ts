@@ -12,12 +12,15 @@
  *   another key; and the send limits per contact and per client address. Never a 5xx.
  * - the proxy's user is a real user of the organization whose policy allows only the proxy's
  *   activities, and its key is stored sealed.
+ * - X sign-in (OAuth 2.0 without OIDC, a loopback `@node-oauth/oauth2-server`):
+ *   oauth2_authenticate → account → signup_v2 with the token → oauth_login → a wallet.
  * - the same proxy on the Koa adapter over embedded PGlite, with the V1 routes (otp_init,
  *   otp_verify with the typed code, signup, otp_login); a fast-check property that no route
  *   answers 5xx to any JSON; a limiter that cannot answer is a 503.
  */
 
 import { smtpNotifier } from '@keyhold/notifier-smtp';
+import { HttpOauth2Gateway } from '@keyhold/oauth2-http';
 import { joseOidcVerifier } from '@keyhold/oidc-jose';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { p256 } from '@noble/curves/nist.js';
@@ -32,13 +35,22 @@ import {
   getClientSignatureMessageForSignup,
   TurnkeyClient,
 } from '@turnkey/core';
-import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/crypto';
+import {
+  encryptOauth2ClientSecret,
+  encryptOtpCodeToBundle,
+  verifySessionJwtSignature,
+} from '@turnkey/crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SmtpMailbox,
   startSmtpMailbox,
 } from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
+import {
+  pkceVerifier,
+  startTestOauth2Provider,
+  type TestOauth2Provider,
+} from '../../../adapters/oauth2-http/src/testing/oauth2-provider.js';
 import { type LocalOidcIssuer, startOidcIssuer } from './__fixtures__/oidc-issuer.js';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
@@ -786,5 +798,103 @@ describe('the auth proxy with its rate limiter unreachable', () => {
       await kh.server.close();
       await mailbox.close();
     }
+  });
+});
+
+describe('the auth proxy with X (OAuth 2.0 without OIDC)', () => {
+  let kh: TurnkeyServer;
+  let provider: TestOauth2Provider;
+  let configId: string;
+  const app = {
+    clientId: 'kit-app',
+    clientSecret: 'kit-secret-Zq9',
+    redirectUri: 'https://app.example.com/oauth/callback',
+  };
+
+  beforeAll(async () => {
+    provider = await startTestOauth2Provider();
+    provider.register(app);
+    const endpoints = {
+      tokenEndpoint: provider.tokenEndpoint,
+      userInfoEndpoint: provider.xUserInfoEndpoint,
+    };
+    kh = await startTurnkeyServer({
+      oauth2: {
+        gateway: new HttpOauth2Gateway({
+          endpoints: { OAUTH2_PROVIDER_X: endpoints, OAUTH2_PROVIDER_DISCORD: endpoints },
+          allowLoopbackHttp: true,
+          timeoutMs: 2000,
+        }),
+      },
+      // The tokens OAUTH2_AUTHENTICATE issues name this server (on loopback) as their issuer.
+      oidcVerifier: joseOidcVerifier({ allowLoopbackHttp: true }),
+    });
+    await kh.client.createOauth2Credential({
+      provider: 'OAUTH2_PROVIDER_X',
+      clientId: app.clientId,
+      encryptedClientSecret: await encryptOauth2ClientSecret(
+        app.clientSecret,
+        kh.server.keyhold.tlsFetcherEncryptPublicKey,
+      ),
+    });
+    await kh.embedded.run('ACTIVITY_TYPE_ENABLE_AUTH_PROXY', {});
+    ({ configId } = await kh.embedded.run<{ configId: string }>(
+      'ACTIVITY_TYPE_UPDATE_AUTH_PROXY_CONFIG',
+      { walletKitSettings: { enabledSocialProviders: ['x'], oauthClientIds: { x: app.clientId } } },
+    ));
+  });
+  afterAll(async () => {
+    await kh?.server.close();
+    await provider?.close();
+  });
+
+  it('oauth2_authenticate → account (none) → signup with the token → oauth_login; a session that makes a wallet', async () => {
+    const proxy = new TurnkeyClient({
+      apiBaseUrl: kh.server.url,
+      authProxyUrl: kh.server.authProxyUrl,
+      authProxyConfigId: configId,
+      organizationId: kh.organizationId,
+    }).createHttpClient();
+    const key = generateApiKeyPair();
+    const codeVerifier = pkceVerifier();
+    const { oidcToken } = await proxy.proxyOAuth2Authenticate({
+      provider: 'OAUTH2_PROVIDER_X',
+      authCode: await provider.authorize({ client: app, userId: '31337', codeVerifier }),
+      redirectUri: app.redirectUri,
+      codeVerifier,
+      nonce: nonceOf(key.publicKey),
+      clientId: app.clientId,
+    });
+    expect(sessionClaims(oidcToken)).toMatchObject({ sub: 'x:31337', aud: app.clientId });
+    expect(
+      await proxy.proxyGetAccount({ filterType: 'OIDC_TOKEN', filterValue: oidcToken }),
+    ).toEqual({});
+    const signedUp = await proxy.proxySignupV2({
+      userName: 'x user',
+      organizationName: 'x user',
+      apiKeys: [],
+      authenticators: [],
+      oauthProviders: [{ providerName: 'X', oidcToken }],
+    });
+    expect(
+      await proxy.proxyGetAccount({ filterType: 'OIDC_TOKEN', filterValue: oidcToken }),
+    ).toEqual({ organizationId: signedUp.organizationId });
+    const { session } = await proxy.proxyOAuthLogin({ oidcToken, publicKey: key.publicKey });
+    expect(sessionClaims(session)).toMatchObject({
+      organization_id: signedUp.organizationId,
+      user_id: signedUp.userId,
+    });
+    const wallet = await sdkClient(kh.server.url, signedUp.organizationId, key).createWallet({
+      walletName: 'x wallet',
+      accounts: [
+        {
+          curve: 'CURVE_ED25519',
+          pathFormat: 'PATH_FORMAT_BIP32',
+          path: "m/44'/501'/0'/0'",
+          addressFormat: 'ADDRESS_FORMAT_SOLANA',
+        },
+      ],
+    });
+    expect(wallet.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
   });
 });
