@@ -624,6 +624,8 @@ describe('the auth proxy on the Koa adapter and embedded PGlite, and its V1 rout
     kh = await startTurnkeyServer({
       ...(await STORE_TARGETS.find(([name]) => name === 'embedded PGlite')![1]()),
       http: 'koa',
+      // The operator's own limit: one code per contact per minute.
+      authProxyLimits: { otpPerContact: { limit: 1, periodMs: 60_000 } },
       notifier: smtpNotifier({ url: mailbox.url, from: 'login@keyhold.test', timeoutMs: 2000 }),
     });
     await kh.embedded.run('ACTIVITY_TYPE_ENABLE_AUTH_PROXY', {});
@@ -656,6 +658,9 @@ describe('the auth proxy on the Koa adapter and embedded PGlite, and its V1 rout
     expect(Object.keys(init.body)).toEqual(['otpId']);
     const code = mailbox.received.at(-1)!.raw.match(/sign-in code is ([0-9A-Z]{6,9})/)![1]!;
     expect(code).toMatch(/^[0-9]{7}$/);
+    const second = await post('otp_init', { otpType: 'OTP_TYPE_EMAIL', contact: email });
+    expect(second.status).toBe(429);
+    expect(second.body.message).toBe('Max number of OTPs have been initiated');
     const verify = await post('otp_verify', {
       otpId: init.body.otpId,
       otpCode: code,

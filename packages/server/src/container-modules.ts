@@ -50,6 +50,7 @@ import {
   webhookSigningKey,
 } from '@keyhold/webhooks';
 import { ContainerModule } from 'inversify';
+import { type AuthProxyLimits, DEFAULT_AUTH_PROXY_LIMITS } from './auth-proxy/auth-proxy-limits.js';
 import { softwareBootProof } from './boot-proof.js';
 import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
@@ -121,6 +122,8 @@ export const ServerTokens = {
   Oauth2Issuer: Symbol.for('keyhold.Oauth2Issuer'),
   /** The operator's gas sponsor of ETH_SEND_TRANSACTION (a GasSponsor, or a function of none). */
   GasSponsor: Symbol.for('keyhold.GasSponsor'),
+  /** The auth proxy's send and request limits (`AuthProxyLimits`). */
+  AuthProxyLimits: Symbol.for('keyhold.AuthProxyLimits'),
 } as const;
 
 /**
@@ -230,6 +233,7 @@ export const coreModule = () =>
       brand: 'Keyhold',
       docsUrl: DEFAULT_DOCS_URL,
     } satisfies RateLimitSettings);
+    bind(ServerTokens.AuthProxyLimits).toConstantValue(DEFAULT_AUTH_PROXY_LIMITS);
     bind(ServerTokens.ActivityService)
       .toDynamicValue(
         (ctx) =>
@@ -382,6 +386,7 @@ export const coreModule = () =>
             oidc: ctx.get<OidcVerifier>(OidcVerifier),
             // The proxy's send limits need a limiter even when the API runs without one.
             limiter: limiter ?? new MemoryRateLimiter(),
+            limits: ctx.get<AuthProxyLimits>(ServerTokens.AuthProxyLimits),
           },
         });
       })
