@@ -54,6 +54,7 @@ describe('loadMigrations', () => {
       [18, 'organization_documents'],
       [19, 'vault_state'],
       [20, 'fiat_on_ramp'],
+      [22, 'otp_signup_use'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

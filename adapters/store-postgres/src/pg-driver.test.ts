@@ -135,6 +135,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 18 },
       { version: 19 },
       { version: 20 },
+      { version: 22 },
     ]);
   });
 

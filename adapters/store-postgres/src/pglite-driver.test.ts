@@ -106,6 +106,7 @@ describe('PGlite data directory', () => {
       { version: 18 },
       { version: 19 },
       { version: 20 },
+      { version: 22 },
     ]);
   });
 

@@ -48,6 +48,7 @@ describe('keyhold serve', () => {
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
       'onRampEncryptionPublicKey',
+      'authProxyUrl',
       // Development serves the export and import frames to loopback pages.
       'exportFrameUrl',
       'importFrameUrl',
@@ -60,6 +61,7 @@ describe('keyhold serve', () => {
     expect(line.tlsFetcherEncryptPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     // Compressed: what encryptOnRampSecret takes.
     expect(line.onRampEncryptionPublicKey).toMatch(/^0[23][0-9a-f]{64}$/);
+    expect(line.authProxyUrl).toBe(`${line.url}/auth-proxy`);
     // The discovery document publishes the same keys.
     const keys = await (await fetch(`${line.url}/keyhold/v1/public_keys`)).json();
     expect(keys).toMatchObject({
@@ -249,6 +251,7 @@ describe('keyhold serve', () => {
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
       'onRampEncryptionPublicKey',
+      'authProxyUrl',
       // Development serves the export and import frames to loopback pages.
       'exportFrameUrl',
       'importFrameUrl',

@@ -661,6 +661,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
       tlsFetcherEncryptPublicKey: server.keyhold.tlsFetcherEncryptPublicKey,
       onRampEncryptionPublicKey: server.keyhold.onRampEncryptionPublicKey,
+      authProxyUrl: server.authProxyUrl,
       ...(server.payUrl
         ? { payUrl: server.payUrl, paySignerAddress: server.paySignerAddress }
         : {}),

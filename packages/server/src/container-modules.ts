@@ -40,6 +40,7 @@ import {
 } from '@keyhold/keys';
 import { HttpOauth2Gateway } from '@keyhold/oauth2-http';
 import { moonPayOnRampProvider } from '@keyhold/onramp-moonpay';
+import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
 import { HttpWebhookTransport } from '@keyhold/webhook-transport-http';
@@ -52,6 +53,7 @@ import {
   webhookSigningKey,
 } from '@keyhold/webhooks';
 import { ContainerModule } from 'inversify';
+import { type AuthProxyLimits, DEFAULT_AUTH_PROXY_LIMITS } from './auth-proxy/auth-proxy-limits.js';
 import { softwareBootProof } from './boot-proof.js';
 import { KeyholdRequestHandler, type RateLimiting } from './keyhold-request-handler.js';
 import { Logger, stderrLogger } from './logger.js';
@@ -127,6 +129,8 @@ export const ServerTokens = {
   GasSponsor: Symbol.for('keyhold.GasSponsor'),
   /** The export and import frames (`FrameSettings`), or `null`: not served. */
   Frames: Symbol.for('keyhold.Frames'),
+  /** The auth proxy's send and request limits (`AuthProxyLimits`). */
+  AuthProxyLimits: Symbol.for('keyhold.AuthProxyLimits'),
 } as const;
 
 /**
@@ -256,6 +260,7 @@ export const coreModule = () =>
       brand: 'Keyhold',
       docsUrl: DEFAULT_DOCS_URL,
     } satisfies RateLimitSettings);
+    bind(ServerTokens.AuthProxyLimits).toConstantValue(DEFAULT_AUTH_PROXY_LIMITS);
     bind(ServerTokens.ActivityService)
       .toDynamicValue(
         (ctx) =>
@@ -413,6 +418,16 @@ export const coreModule = () =>
               ...frames,
               signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
             }),
+          authProxy: {
+            store: ctx.get(Store),
+            clock: ctx.get<Clock>(Clock),
+            encryptionKey: ctx.get<SignerKey>(TlsFetcherEncryptKey),
+            tlsFetcher: ctx.get<SignerKey>(TlsFetcherKey),
+            oidc: ctx.get<OidcVerifier>(OidcVerifier),
+            // The proxy's send limits need a limiter even when the API runs without one.
+            limiter: limiter ?? new MemoryRateLimiter(),
+            limits: ctx.get<AuthProxyLimits>(ServerTokens.AuthProxyLimits),
+          },
         });
       })
       .inSingletonScope();

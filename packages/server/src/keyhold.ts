@@ -5,6 +5,7 @@
  * validation and policy path as a remote client.
  * @module
  */
+
 import {
   type ActivityService,
   type ActivityServiceOptions,
@@ -42,6 +43,7 @@ import {
   webhookSigningKey,
 } from '@keyhold/webhooks';
 import { Container, type ContainerModule } from 'inversify';
+import { type AuthProxyLimits, DEFAULT_AUTH_PROXY_LIMITS } from './auth-proxy/auth-proxy-limits.js';
 import {
   coreModule,
   DEFAULT_DOCS_URL,
@@ -189,6 +191,12 @@ export interface KeyholdOptions {
   rateLimiter?: RateLimiter;
   /** Rules over the defaults (60/s per IP, per user and per organization, in every lane). */
   rateLimits?: RateLimitOverrides;
+  /**
+   * The auth proxy's limits over `DEFAULT_AUTH_PROXY_LIMITS` (codes per contact and per client
+   * address, sign-ups and requests per client address). They use `rateLimiter`, or a memory
+   * limiter of their own without one.
+   */
+  authProxyLimits?: Partial<AuthProxyLimits>;
   /** The word in `X-<Brand>-*` headers, e.g. `X-Keyhold-RateLimit-Lane`. Default `Keyhold`. */
   brand?: string;
   /** Where problem-details `type` URLs point. Default `https://keyhold.dev/docs/errors`. */
@@ -442,6 +450,10 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(WebhookTransport, options.webhooks?.transport);
   constant(ServerTokens.ActivityServiceOptions, serviceOptions);
   constant(RateLimiter, options.rateLimiter);
+  constant<AuthProxyLimits>(
+    ServerTokens.AuthProxyLimits,
+    options.authProxyLimits && { ...DEFAULT_AUTH_PROXY_LIMITS, ...options.authProxyLimits },
+  );
   constant<RateLimitSettings>(ServerTokens.RateLimitSettings, {
     rules: rateLimitRules(options.rateLimits),
     brand: options.brand ?? 'Keyhold',
