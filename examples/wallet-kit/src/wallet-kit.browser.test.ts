@@ -190,19 +190,20 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
     await page.getByTestId('export').click();
     await page.getByRole('button', { name: 'Export Wallet', exact: true }).click();
     const frame = page.frameLocator('iframe[id="turnkey-default-iframe-element-id"]');
-    // The frame shows the mnemonic: the run of BIP-39 words in its text.
+    // The frame shows the mnemonic: the line of its text made of 12 or more BIP-39 words.
     let mnemonic: string | undefined;
     const deadline = Date.now() + UI_TIMEOUT;
     while (mnemonic === undefined && Date.now() < deadline) {
-      // innerText, not textContent: the rendered words, separated as the user sees them.
-      // biome-ignore lint/performance/useDomNodeTextContent: this is Playwright's locator
-      const text = await frame
-        .locator('body')
-        .innerText()
-        .catch(() => '');
-      const words = text.split(/\s+/).filter((w) => english.includes(w));
-      if (words.length >= 12) mnemonic = words.join(' ');
-      else await new Promise((resolve) => setTimeout(resolve, 200));
+      // innerText, not textContent: the rendered lines, as the user sees them.
+      const body = frame.locator('body');
+      // biome-ignore lint/performance/useDomNodeTextContent: Playwright's locator, not a DOM node
+      const text = await body.innerText().catch(() => '');
+      mnemonic = text
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/))
+        .find((words) => words.length >= 12 && words.every((w) => english.includes(w)))
+        ?.join(' ');
+      if (mnemonic === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(mnemonic, 'the export frame shows a mnemonic').toBeDefined();
     await shot(page, '06-export');
