@@ -26,8 +26,11 @@ export { keywordsOfActivityType } from './decision/keyword-availability.js';
 export { checkPolicyTexts } from './decision/policy-errors.js';
 export { type GasSponsor, microUsd, usdOf } from './handlers/gas-sponsorship.js';
 export {
+  AUTH_PROXY_ACTIVITY_TYPES,
   type AuthProxySetting,
+  authProxyOrganizationOf,
   authProxySettingOf,
+  openAuthProxyApiKey,
 } from './handlers/organization-settings.js';
 export { decodeRevert, type RevertEntry } from './handlers/revert-chain.js';
 export { EVM_CAIP2_NETWORKS } from './handlers/send-transaction.js';

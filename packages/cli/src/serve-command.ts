@@ -604,6 +604,7 @@ export async function runServeCommand(args: string[]): Promise<number> {
       notarizerPublicKey: server.keyhold.notarizerPublicKey,
       tlsFetcherSignPublicKey: server.keyhold.tlsFetcherSignPublicKey,
       tlsFetcherEncryptPublicKey: server.keyhold.tlsFetcherEncryptPublicKey,
+      authProxyUrl: server.authProxyUrl,
       ...(server.payUrl
         ? { payUrl: server.payUrl, paySignerAddress: server.paySignerAddress }
         : {}),

@@ -14,6 +14,7 @@ import {
 } from '@keyhold/activities';
 import type { RequestHandler } from '@keyhold/protocol';
 import {
+  AUTH_PROXY_PATH,
   createKeyhold,
   type Keyhold,
   type KeyholdOptions,
@@ -100,6 +101,8 @@ export interface RunningServer {
   keyhold: Keyhold;
   organizationId?: string;
   userId?: string;
+  /** `<url>/auth-proxy`: the `authProxyUrl` of `@turnkey/core` and the wallet kit. */
+  authProxyUrl: string;
   /** `<url>/pay`, when the payment gateway is served. */
   payUrl?: string;
   /** The payment gateway's settlement account (it submits and pays gas for settlements). */
@@ -263,6 +266,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   return {
     url,
     keyhold,
+    authProxyUrl: `${url}${AUTH_PROXY_PATH}`,
     ...(pay ? { pay, payUrl: `${url}${payUrlPath}`, paySignerAddress: pay.signerAddress } : {}),
     ...(organizationId ? { organizationId } : {}),
     ...(userId ? { userId } : {}),

@@ -475,6 +475,12 @@ const CATALOGUE = {
   // Organization settings (SET/REMOVE_ORGANIZATION_FEATURE, the auth proxy's configuration)
   INVALID_FEATURE_NAME: e(INVALID_ARGUMENT, 'invalid feature name'),
   INVALID_AUTH_PROXY_CONFIG: e(INVALID_ARGUMENT, 'invalid auth proxy configuration'),
+  // The auth proxy (`/auth-proxy/v1/*`): public and unstamped, so it answers to a config id,
+  // the config's allowed origins, its enabled methods and its send limits.
+  AUTH_PROXY_CONFIG_NOT_FOUND: e(NOT_FOUND, 'auth proxy config not found'),
+  AUTH_PROXY_ORIGIN_NOT_ALLOWED: e(PERMISSION_DENIED, 'origin not allowed'),
+  AUTH_PROXY_METHOD_NOT_ENABLED: e(PERMISSION_DENIED, 'auth method not enabled'),
+  AUTH_PROXY_RATE_LIMITED: e(StatusCode.RESOURCE_EXHAUSTED, 'too many requests'),
 
   // TVC apps (CREATE_TVC_APP, CREATE_TVC_DEPLOYMENT, CREATE_TVC_MANIFEST_APPROVALS)
   INVALID_TVC_OPERATOR_SET: e(

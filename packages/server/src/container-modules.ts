@@ -37,6 +37,7 @@ import {
   type SessionNotarizer,
 } from '@keyhold/keys';
 import { HttpOauth2Gateway } from '@keyhold/oauth2-http';
+import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { MemoryStore } from '@keyhold/store-memory';
 import { SoftwareKeyVault } from '@keyhold/vault-software';
 import { HttpWebhookTransport } from '@keyhold/webhook-transport-http';
@@ -372,6 +373,15 @@ export const coreModule = () =>
           oauth2Issuer: {
             issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
             signPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
+          },
+          authProxy: {
+            store: ctx.get(Store),
+            clock: ctx.get<Clock>(Clock),
+            encryptionKey: ctx.get<SignerKey>(TlsFetcherEncryptKey),
+            tlsFetcher: ctx.get<SignerKey>(TlsFetcherKey),
+            oidc: ctx.get<OidcVerifier>(OidcVerifier),
+            // The proxy's send limits need a limiter even when the API runs without one.
+            limiter: limiter ?? new MemoryRateLimiter(),
           },
         });
       })

@@ -40,6 +40,7 @@ import {
   type RequestHandler,
 } from '@keyhold/protocol';
 import { webhookJwks } from '@keyhold/webhooks';
+import { AuthProxy, type AuthProxyDeps } from './auth-proxy/auth-proxy.js';
 import {
   EXPLAIN_POLICIES_PATH,
   KEYHOLD_EXTENSION_PREFIX,
@@ -197,6 +198,8 @@ export interface KeyholdRequestHandlerDeps {
    * document and JWKS at that path.
    */
   oauth2Issuer?: { readonly issuer: string | (() => string); readonly signPublicKey: string };
+  /** Serves the auth proxy at `/auth-proxy/v1/*` (see `AuthProxy`). Absent: 404 there. */
+  authProxy?: AuthProxyDeps;
 }
 
 /** The discovery document of `GET /keyhold/v1/public_keys`. */
@@ -282,8 +285,12 @@ export class KeyholdRequestHandler implements RequestHandler {
   private jwksResponse: RawResponse | undefined;
   private publicKeysResponse: RawResponse | undefined;
   private openApiResponse: RawResponse | undefined;
+  private readonly authProxy: AuthProxy | undefined;
 
-  constructor(private readonly deps: KeyholdRequestHandlerDeps) {}
+  constructor(private readonly deps: KeyholdRequestHandlerDeps) {
+    // The proxy submits through this handler, as any client of the public API does.
+    this.authProxy = deps.authProxy && new AuthProxy(deps.authProxy, this);
+  }
 
   /**
    * Answers a request, with an `X-Request-Id` (the caller's if acceptable), one access line in
@@ -353,6 +360,8 @@ export class KeyholdRequestHandler implements RequestHandler {
     let admission: RequestAdmission | undefined;
     try {
       const { method, path } = request;
+      // The proxy answers its own CORS (its config's origins), preflights included.
+      if (this.authProxy && AuthProxy.serves(path)) return await this.authProxy.handle(request);
       if (method === 'OPTIONS') return { status: 204, headers: { ...CORS_PREFLIGHT }, body: '' };
       if (path === '/health' && method === 'GET') return json(200, { status: 'ok' });
       if (path === OPENAPI_PATH && (method === 'GET' || method === 'HEAD')) return this.openApi();
