@@ -15,6 +15,7 @@ import {
   notifierByChannel,
   type RateLimiter,
 } from '@keyhold/activities';
+import { bundleFrameScripts, FRAME_PATHS, parseFrameOrigins } from '@keyhold/frames';
 import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { logNotifier } from '@keyhold/notifier-log';
 import { httpSmsNotifier, parseSmsGatewayUrl } from '@keyhold/notifier-sms-http';
@@ -119,6 +120,12 @@ const HELP = `usage: keyhold serve [options]
   --gas-sponsor-usd-per-eth USD     sponsor gas of ETH_SEND_TRANSACTION (sponsor: true) from
                                     the settlement account, within each organization's
                                     UPSERT_GAS_USAGE_CONFIG limits counted at this ETH price
+  --frame-origins ORIGIN,…          serve the export and import frames at /frames/export and
+                                    /frames/import (their URLs on the listening line) to
+                                    these parent origins (scheme://host[:port|:*], or * for
+                                    any): CSP frame-ancestors and the frames' own check of who
+                                    opens their channel. Default in development: loopback on
+                                    any port; in production: none, and "none" turns them off
   --oidc-issuer URL                 trust OIDC id_tokens (OAuth providers, OAUTH_LOGIN, OAUTH)
                                     of this issuer only, exactly as its "iss" spells it;
                                     repeatable. Without it any HTTPS issuer is trusted; in
@@ -263,8 +270,26 @@ const SERVE_OPTIONS = {
   smtp: { type: 'string' },
   'email-from': { type: 'string' },
   'sms-url': { type: 'string' },
+  'frame-origins': { type: 'string' },
   ...HTTP_LIMIT_OPTIONS,
 } as const satisfies Record<string, OptionSpec>;
+
+/** Where the frames are served from when --frame-origins is not given: loopback pages. */
+const DEVELOPMENT_FRAME_ORIGINS = 'http://localhost:*,http://127.0.0.1:*,http://[::1]:*';
+
+/**
+ * The parent origins of `--frame-origins` (none: the frames are not served). Development
+ * defaults to loopback pages on any port; production serves no frame unless told to whom.
+ */
+function frameOriginsOf(flag: string | undefined, env: string): string[] {
+  if (flag?.trim().toLowerCase() === 'none') return [];
+  const list = flag ?? (env === 'development' ? DEVELOPMENT_FRAME_ORIGINS : '');
+  try {
+    return parseFrameOrigins(list);
+  } catch (error) {
+    throw new Error(`--frame-origins: ${messageOf(error)}`);
+  }
+}
 
 export async function runServeCommand(args: string[]): Promise<number> {
   const { values, sources, help, printConfig } = resolveSettings(args, SERVE_OPTIONS, process.env, [
@@ -292,7 +317,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
   let tls: TlsCredentials | undefined;
   let oauth2Endpoints: Oauth2EndpointFlags;
   let evmRpc: Map<PayNetwork, string>;
+  let frameOrigins: string[];
   try {
+    frameOrigins = frameOriginsOf(values['frame-origins'], values.env);
     evmRpc = parseEvmRpcFlags(values['evm-rpc'] ?? []);
     if (evmRpc.size > 0 && values['bootstrap-api-public-key'] === undefined && !values.dev) {
       throw new Error(
@@ -576,6 +603,9 @@ export async function runServeCommand(args: string[]): Promise<number> {
           }
         : {}),
       ...(evmRpc.size > 0 ? { pay: { chains: evmRpc } } : {}),
+      ...(frameOrigins.length > 0
+        ? { frames: { scripts: await bundleFrameScripts(), allowedOrigins: frameOrigins } }
+        : {}),
       ...(values['gas-sponsor-usd-per-eth'] !== undefined
         ? { gasSponsorUsdPerEth: values['gas-sponsor-usd-per-eth'] }
         : {}),
@@ -607,6 +637,12 @@ export async function runServeCommand(args: string[]): Promise<number> {
       authProxyUrl: server.authProxyUrl,
       ...(server.payUrl
         ? { payUrl: server.payUrl, paySignerAddress: server.paySignerAddress }
+        : {}),
+      ...(frameOrigins.length > 0
+        ? {
+            exportFrameUrl: `${server.url}${FRAME_PATHS.export}`,
+            importFrameUrl: `${server.url}${FRAME_PATHS.import}`,
+          }
         : {}),
     })}\n`,
   );

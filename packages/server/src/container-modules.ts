@@ -30,6 +30,7 @@ import {
   systemClock,
 } from '@keyhold/activities';
 import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
+import { type FrameScripts, renderFramePages } from '@keyhold/frames';
 import {
   CryptoWorkPool,
   inlineCryptoWorkPool,
@@ -121,7 +122,24 @@ export const ServerTokens = {
   Oauth2Issuer: Symbol.for('keyhold.Oauth2Issuer'),
   /** The operator's gas sponsor of ETH_SEND_TRANSACTION (a GasSponsor, or a function of none). */
   GasSponsor: Symbol.for('keyhold.GasSponsor'),
+  /** The export and import frames (`FrameSettings`), or `null`: not served. */
+  Frames: Symbol.for('keyhold.Frames'),
 } as const;
+
+/**
+ * The self-hosted export and import frames: their bundled scripts (`bundleFrameScripts()` of
+ * `@keyhold/frames`) and the parent origins that may embed them. The pages pin this server's
+ * signer key.
+ * @example
+ * const frames: FrameSettings = {
+ *   scripts: await bundleFrameScripts(),
+ *   allowedOrigins: parseFrameOrigins('https://app.example.com'),
+ * };
+ */
+export interface FrameSettings {
+  readonly scripts: FrameScripts;
+  readonly allowedOrigins: readonly string[];
+}
 
 /**
  * The OIDC issuer an embedded Keyhold names until told its URL (`createKeyhold({ oauth2:
@@ -224,6 +242,7 @@ export const coreModule = () =>
     bind(ServerTokens.ActivityServiceOptions).toConstantValue({});
     bind(ServerTokens.Oauth2Issuer).toConstantValue(DEFAULT_OAUTH2_ISSUER);
     bind(ServerTokens.GasSponsor).toConstantValue(() => undefined);
+    bind(ServerTokens.Frames).toConstantValue(null);
     bind(SendTransactionChains).toConstantValue(noSendTransactionChains);
     bind(ServerTokens.RateLimitSettings).toConstantValue({
       rules: DEFAULT_RATE_LIMITS,
@@ -350,6 +369,7 @@ export const coreModule = () =>
       .toDynamicValue((ctx) => {
         const ids = ctx.get<Ids>(Ids);
         const limiter = ctx.get<RateLimiter>(RateLimiter, { optional: true });
+        const frames = ctx.get<FrameSettings | null>(ServerTokens.Frames);
         return new KeyholdRequestHandler({
           store: ctx.get(Store),
           activities: ctx.get(ServerTokens.ActivityService),
@@ -374,6 +394,7 @@ export const coreModule = () =>
             issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
             signPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
           },
+<<<<<<< HEAD
           authProxy: {
             store: ctx.get(Store),
             clock: ctx.get<Clock>(Clock),
@@ -383,6 +404,14 @@ export const coreModule = () =>
             // The proxy's send limits need a limiter even when the API runs without one.
             limiter: limiter ?? new MemoryRateLimiter(),
           },
+=======
+          framePages:
+            frames &&
+            renderFramePages({
+              ...frames,
+              signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
+            }),
+>>>>>>> frames
         });
       })
       .inSingletonScope();

@@ -24,6 +24,7 @@ export {
   coreModule,
   DEFAULT_DOCS_URL,
   DEFAULT_OAUTH2_ISSUER,
+  type FrameSettings,
   foundationModule,
   memoryStoreModule,
   type RateLimitSettings,

@@ -29,6 +29,7 @@ import {
   rateLimitedMessage,
   type Store,
 } from '@keyhold/activities';
+import { FRAME_PATHS, type FramePage } from '@keyhold/frames';
 import { oidcKeyIdOf } from '@keyhold/keys';
 import {
   activityDefinitionsAt,
@@ -200,6 +201,8 @@ export interface KeyholdRequestHandlerDeps {
   oauth2Issuer?: { readonly issuer: string | (() => string); readonly signPublicKey: string };
   /** Serves the auth proxy at `/auth-proxy/v1/*` (see `AuthProxy`). Absent: 404 there. */
   authProxy?: AuthProxyDeps;
+  /** The export and import frames by path (`renderFramePages` of `@keyhold/frames`). Absent: 404. */
+  framePages?: ReadonlyMap<string, FramePage> | null | undefined;
 }
 
 /** The discovery document of `GET /keyhold/v1/public_keys`. */
@@ -231,6 +234,8 @@ const SERVED_PATHS = new Set([
   WEBHOOK_JWKS_PATH,
   PUBLIC_KEYS_PATH,
   EXPLAIN_POLICIES_PATH,
+  FRAME_PATHS.export,
+  FRAME_PATHS.import,
 ]);
 
 /**
@@ -372,6 +377,10 @@ export class KeyholdRequestHandler implements RequestHandler {
       }
       if (path === PUBLIC_KEYS_PATH && (method === 'GET' || method === 'HEAD')) {
         return this.publicKeys();
+      }
+      const framePage = this.deps.framePages?.get(path);
+      if (framePage && (method === 'GET' || method === 'HEAD')) {
+        return { status: 200, headers: { ...framePage.headers }, body: framePage.body };
       }
       if (path.startsWith(`${OAUTH2_ISSUER_PATH}/`) && (method === 'GET' || method === 'HEAD')) {
         const document = this.oidcIssuerDocument(path.slice(OAUTH2_ISSUER_PATH.length));

@@ -43,6 +43,7 @@ import { Container, type ContainerModule } from 'inversify';
 import {
   coreModule,
   DEFAULT_DOCS_URL,
+  type FrameSettings,
   foundationModule,
   memoryStoreModule,
   type RateLimitSettings,
@@ -194,6 +195,12 @@ export interface KeyholdOptions {
     /** The Ed25519 key that signs deliveries (32 bytes). Default: derived from the master key. */
     signingKey?: Uint8Array;
   };
+  /**
+   * Serve the self-hosted export and import frames at `/frames/export` and `/frames/import`
+   * (`FRAME_PATHS` of `@keyhold/frames`), pinned to this instance's signer key, embeddable by
+   * `allowedOrigins` only. Default: not served.
+   */
+  frames?: FrameSettings;
   /** Extra inversify modules, loaded last: they may `rebind` any port. */
   modules?: ContainerModule[];
 }
@@ -376,6 +383,7 @@ export function createKeyhold(options: KeyholdOptions = {}): Keyhold {
   constant(Oauth2Gateway, options.oauth2?.gateway);
   constant(ServerTokens.Oauth2Issuer, options.oauth2?.issuer);
   constant(OidcVerifier, options.oidcVerifier);
+  constant(ServerTokens.Frames, options.frames);
   constant(SendTransactionChains, options.sendTransaction?.chains);
   const sponsor = options.sendTransaction?.gasSponsor;
   constant(ServerTokens.GasSponsor, typeof sponsor === 'object' ? () => sponsor : sponsor);
