@@ -394,7 +394,6 @@ export const coreModule = () =>
             issuer: ctx.get<string | (() => string)>(ServerTokens.Oauth2Issuer),
             signPublicKey: ctx.get<SignerKey>(TlsFetcherKey).publicKey,
           },
-<<<<<<< HEAD
           authProxy: {
             store: ctx.get(Store),
             clock: ctx.get<Clock>(Clock),
@@ -404,14 +403,12 @@ export const coreModule = () =>
             // The proxy's send limits need a limiter even when the API runs without one.
             limiter: limiter ?? new MemoryRateLimiter(),
           },
-=======
           framePages:
             frames &&
             renderFramePages({
               ...frames,
               signerPublicKey: ctx.get<SignerKey>(SignerKey).publicKey,
             }),
->>>>>>> frames
         });
       })
       .inSingletonScope();
