@@ -44,27 +44,33 @@ export interface AppServer {
   server: Server;
   /** `http://localhost:PORT`: WebAuthn wants a host name (an IP is no relying-party id). */
   url: string;
+  /** Sets what `/config.json` answers (503 until then). */
+  publish(config: WalletKitConfig): void;
   close(): Promise<void>;
 }
 
 /**
- * Serves `bundle` and `config` on `host:port` (port 0: a free one).
+ * Serves `bundle` on `host:port` (port 0: a free one); `/config.json` once published.
  * @example
- * const app = await serveApp(await buildApp(), config, { port: 3000 });
- * console.log(`open ${app.url}`);
+ * const app = await serveApp(await buildApp(), { port: 3000 });
+ * app.publish(walletKitConfigFrom(line, configId));
  */
 export async function serveApp(
   bundle: AppBundle,
-  config: WalletKitConfig,
   { host = '127.0.0.1', port = 0 }: { host?: string; port?: number } = {},
 ): Promise<AppServer> {
+  let config: string | undefined;
   const files: Record<string, [string, string]> = {
     '/main.js': ['text/javascript', bundle.script],
     '/main.css': ['text/css', bundle.stylesheet],
-    '/config.json': ['application/json', JSON.stringify(config)],
   };
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0]!;
+    if (path === '/config.json') {
+      if (config === undefined) response.writeHead(503).end();
+      else response.writeHead(200, { 'content-type': 'application/json' }).end(config);
+      return;
+    }
     const [type, body] = files[path] ?? ['text/html', PAGE];
     response.writeHead(200, { 'content-type': type, 'cache-control': 'no-store' }).end(body);
   });
@@ -75,6 +81,9 @@ export async function serveApp(
   return {
     server,
     url: `http://localhost:${(server.address() as AddressInfo).port}`,
+    publish: (next) => {
+      config = JSON.stringify(next);
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -12,7 +12,8 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildApp, serveApp } from './app-server.js';
-import { walletKitConfigFrom } from './wallet-kit-config.js';
+import { enableAuthProxy } from './enable-auth-proxy.js';
+import { rootCredentialOf, walletKitConfigFrom } from './wallet-kit-config.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const keyholdPort = process.env.KEYHOLD_PORT ?? '8080';
@@ -57,10 +58,17 @@ createInterface({ input: keyhold.stderr }).on('line', (line) => {
 const lines = createInterface({ input: keyhold.stdout })[Symbol.asyncIterator]();
 const first = await lines.next();
 if (first.done) throw new Error('keyhold serve exited before it was listening');
-const config = walletKitConfigFrom(JSON.parse(first.value));
-const app = await serveApp(await buildApp(), config, { port: appPort });
+const line = JSON.parse(first.value);
+const app = await serveApp(await buildApp(), { port: appPort });
+// What Turnkey's dashboard does: switch the auth proxy on for this app's origin.
+const configId = await enableAuthProxy(rootCredentialOf(line), {
+  allowedOrigins: [app.url],
+  appName: 'Keyhold wallet example',
+});
+const config = walletKitConfigFrom(line, configId);
+app.publish(config);
 console.log(
-  `\n  Keyhold   ${config.apiBaseUrl} (parent organization ${config.organizationId})` +
-    `\n  Auth proxy ${config.authProxyUrl}` +
-    `\n  Wallet    ${app.url}   ← open this, then "Log in or sign up"\n`,
+  `\n  Keyhold    ${config.apiBaseUrl} (parent organization ${config.organizationId})` +
+    `\n  Auth proxy ${config.authProxyUrl} (config ${configId})` +
+    `\n  Wallet     ${app.url}   ← open this, then "Log in or sign up"\n`,
 );

@@ -4,14 +4,15 @@
  * server that serves it, so one build runs against any Keyhold.
  */
 
-/** The part of `keyhold serve`'s listening line the app reads. */
+/** The part of `keyhold serve --dev`'s listening line this example reads. */
 export interface KeyholdListeningLine {
   url: string;
   organizationId?: string;
+  apiPublicKey?: string;
+  apiPrivateKey?: string;
   authProxyUrl?: string;
-  authProxyConfigId?: string;
-  exportIframeUrl?: string;
-  importIframeUrl?: string;
+  exportFrameUrl?: string;
+  importFrameUrl?: string;
 }
 
 /** The Wallet Kit settings that point `@turnkey/react-wallet-kit` at one Keyhold. */
@@ -30,26 +31,41 @@ export interface WalletKitConfig {
   importIframeUrl: string;
 }
 
+/** The value of `name` on the line; throws naming it when it is missing. */
+export function required(line: KeyholdListeningLine, name: keyof KeyholdListeningLine): string {
+  const value = line[name];
+  if (typeof value !== 'string' || value === '') {
+    throw new Error(`keyhold serve's listening line has no ${name}: is it \`serve --dev\`?`);
+  }
+  return value;
+}
+
 /**
- * The kit's settings for the Keyhold that printed `line`; throws naming what is missing
- * (a Keyhold without the auth proxy or the frames cannot host the kit).
+ * The kit's settings for the Keyhold that printed `line`, whose auth proxy configuration is
+ * `authProxyConfigId` (see `enableAuthProxy`).
  * @example
- * walletKitConfigFrom(JSON.parse(firstLineOf('keyhold serve --dev')));
+ * walletKitConfigFrom(JSON.parse(listeningLine), configId);
  */
-export function walletKitConfigFrom(line: KeyholdListeningLine): WalletKitConfig {
-  const need = (name: keyof KeyholdListeningLine): string => {
-    const value = line[name];
-    if (typeof value !== 'string' || value === '') {
-      throw new Error(`keyhold serve's listening line has no ${name}: is it \`serve --dev\`?`);
-    }
-    return value;
-  };
+export function walletKitConfigFrom(
+  line: KeyholdListeningLine,
+  authProxyConfigId: string,
+): WalletKitConfig {
   return {
-    apiBaseUrl: need('url'),
-    authProxyUrl: need('authProxyUrl'),
-    authProxyConfigId: need('authProxyConfigId'),
-    organizationId: need('organizationId'),
-    exportIframeUrl: need('exportIframeUrl'),
-    importIframeUrl: need('importIframeUrl'),
+    apiBaseUrl: required(line, 'url'),
+    authProxyUrl: required(line, 'authProxyUrl'),
+    authProxyConfigId,
+    organizationId: required(line, 'organizationId'),
+    exportIframeUrl: required(line, 'exportFrameUrl'),
+    importIframeUrl: required(line, 'importFrameUrl'),
+  };
+}
+
+/** The root credential of a `--dev` line (it signs the proxy's set-up). */
+export function rootCredentialOf(line: KeyholdListeningLine) {
+  return {
+    url: required(line, 'url'),
+    organizationId: required(line, 'organizationId'),
+    apiPublicKey: required(line, 'apiPublicKey'),
+    apiPrivateKey: required(line, 'apiPrivateKey'),
   };
 }

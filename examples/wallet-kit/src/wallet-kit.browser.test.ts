@@ -31,8 +31,13 @@ import {
   killKeyholdProcesses,
 } from '../../../packages/cli/src/__fixtures__/keyhold-process.js';
 import { type AppServer, buildApp, serveApp } from './app-server.js';
+import { enableAuthProxy } from './enable-auth-proxy.js';
 import { MESSAGE } from './message.js';
-import { type WalletKitConfig, walletKitConfigFrom } from './wallet-kit-config.js';
+import {
+  rootCredentialOf,
+  type WalletKitConfig,
+  walletKitConfigFrom,
+} from './wallet-kit-config.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -135,8 +140,14 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
     ]);
     const [line, bundle] = await Promise.all([keyhold.firstLine(), buildApp()]);
     if (line === undefined) throw new Error(`keyhold serve did not start:\n${keyhold.stderr()}`);
-    config = walletKitConfigFrom(JSON.parse(line));
-    app = await serveApp(bundle, config);
+    const listening = JSON.parse(line);
+    app = await serveApp(bundle);
+    const configId = await enableAuthProxy(rootCredentialOf(listening), {
+      allowedOrigins: [app.url],
+      appName: 'Keyhold wallet test',
+    });
+    config = walletKitConfigFrom(listening, configId);
+    app.publish(config);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
