@@ -70,7 +70,17 @@ async function visitor(): Promise<{ context: BrowserContext; page: Page }> {
   const context = await browser.newContext();
   const page = await context.newPage();
   page.setDefaultTimeout(UI_TIMEOUT);
+  // The page's errors, in the test's output: what the kit reports when a step fails.
   page.on('pageerror', (error) => console.error('page error:', error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') console.error('page console:', message.text());
+  });
+  page.on('response', async (response) => {
+    if (response.status() >= 400) {
+      const body = await response.text().catch(() => '');
+      console.error(`page request: ${response.status()} ${response.url()} ${body.slice(0, 500)}`);
+    }
+  });
   await page.goto(app.url);
   return { context, page };
 }
