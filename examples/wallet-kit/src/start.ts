@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildApp, serveApp } from './app-server.js';
 import { enableAuthProxy } from './enable-auth-proxy.js';
-import { rootCredentialOf, walletKitConfigFrom } from './wallet-kit-config.js';
+import { pinnedKeysOf, rootCredentialOf, walletKitConfigFrom } from './wallet-kit-config.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const keyholdPort = process.env.KEYHOLD_PORT ?? '8080';
@@ -59,7 +59,7 @@ const lines = createInterface({ input: keyhold.stdout })[Symbol.asyncIterator]()
 const first = await lines.next();
 if (first.done) throw new Error('keyhold serve exited before it was listening');
 const line = JSON.parse(first.value);
-const app = await serveApp(await buildApp(), { port: appPort });
+const app = await serveApp(await buildApp(pinnedKeysOf(line)), { port: appPort });
 // What Turnkey's dashboard does: switch the auth proxy on for this app's origin.
 const configId = await enableAuthProxy(rootCredentialOf(line), {
   allowedOrigins: [app.url],

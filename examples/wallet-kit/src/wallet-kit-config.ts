@@ -10,6 +10,9 @@ export interface KeyholdListeningLine {
   organizationId?: string;
   apiPublicKey?: string;
   apiPrivateKey?: string;
+  signerPublicKey?: string;
+  notarizerPublicKey?: string;
+  tlsFetcherSignPublicKey?: string;
   authProxyUrl?: string;
   exportFrameUrl?: string;
   importFrameUrl?: string;
@@ -67,5 +70,14 @@ export function rootCredentialOf(line: KeyholdListeningLine) {
     organizationId: required(line, 'organizationId'),
     apiPublicKey: required(line, 'apiPublicKey'),
     apiPrivateKey: required(line, 'apiPrivateKey'),
+  };
+}
+
+/** The keys the app pins in place of Turnkey's (see `pinKeyholdKeys`). */
+export function pinnedKeysOf(line: KeyholdListeningLine) {
+  return {
+    tlsFetcherSignPublicKey: required(line, 'tlsFetcherSignPublicKey'),
+    signerPublicKey: required(line, 'signerPublicKey'),
+    notarizerPublicKey: required(line, 'notarizerPublicKey'),
   };
 }
