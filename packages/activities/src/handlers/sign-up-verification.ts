@@ -99,6 +99,6 @@ export async function verifySignUp(
       );
     });
   }
-  await spendVerificationToken(ctx, claims);
+  await spendVerificationToken(ctx, claims, 'signup');
   return { userIndex, otpType };
 }
