@@ -115,7 +115,10 @@ function WalletScreen() {
               </p>
               {signature && (
                 <p>
-                  Signature <code data-testid="signature">{signature}</code>
+                  Signature{' '}
+                  <code data-testid="signature" style={{ overflowWrap: 'anywhere' }}>
+                    {signature}
+                  </code>
                 </p>
               )}
             </div>

@@ -229,6 +229,9 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
       if (mnemonic === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(mnemonic, 'the export frame shows a mnemonic').toBeDefined();
+    // The kit shows the frame (and its Done button) once the bundle is in; the modal animates.
+    await page.getByRole('button', { name: 'Done', exact: true }).waitFor();
+    await page.waitForTimeout(500);
     await shot(page, '06-export');
     expect(mnemonicToAccount(mnemonic!).address).toBe(address);
     await context.close();
