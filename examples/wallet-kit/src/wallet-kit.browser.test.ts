@@ -211,8 +211,12 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
     await shot(page, '05-signed');
 
     await page.getByTestId('export').click();
-    await page.getByRole('button', { name: 'Export Wallet', exact: true }).click();
     const frame = page.frameLocator('iframe[id="turnkey-default-iframe-element-id"]');
+    // The kit's Export button is live before its frame has answered with its key (the key the
+    // bundle is encrypted to): wait, as a person would, until the kit has styled the frame's
+    // secret box, its last step once the frame is ready.
+    await frame.locator('#secret[style*="font-size"]').waitFor({ state: 'attached' });
+    await page.getByRole('button', { name: 'Export Wallet', exact: true }).click();
     // The frame shows the mnemonic: the line of its text made of 12 or more BIP-39 words.
     let mnemonic: string | undefined;
     const deadline = Date.now() + UI_TIMEOUT;
