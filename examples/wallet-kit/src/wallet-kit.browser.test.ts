@@ -76,6 +76,9 @@ async function visitor(): Promise<{ context: BrowserContext; page: Page }> {
   page.on('console', (message) => {
     if (message.type() === 'error') console.error('page console:', message.text());
   });
+  page.on('requestfailed', (request) =>
+    console.error(`page request failed: ${request.url()} ${request.failure()?.errorText}`),
+  );
   page.on('response', async (response) => {
     if (response.status() >= 400) {
       const body = await response.text().catch(() => '');
