@@ -6,9 +6,7 @@
  *
  * - `STAMP_ATTESTED_SCHEME_P256_VERIFICATION_TOKEN`: a real verification token, from a code
  *   read in the mail a real SMTP server received (INIT_OTP → VERIFY_OTP), logs alice in; the
- *   token is used once; a token bound to another key is refused. A token that signed a new user
- *   up (CREATE_SUB_ORGANIZATION with its client signature) logs that user in, once: what
- *   `@turnkey/core` 2.8.1 `signUpWithOtp` does with one token.
+ *   token is used once; a token bound to another key is refused.
  * - `STAMP_ATTESTED_SCHEME_P256_OIDC`: a real id_token of a local `oidc-provider` whose nonce
  *   binds the key logs in the user holding that OAuth provider; a token bound to another key
  *   is refused.
@@ -18,9 +16,8 @@
 
 import { smtpNotifier } from '@keyhold/notifier-smtp';
 import { joseOidcVerifier } from '@keyhold/oidc-jose';
-import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import {
   encryptOtpCodeToBundle,
@@ -123,17 +120,12 @@ describe('X-Stamp-Attested logins (STAMP_LOGIN)', () => {
     key: { publicKey: string; privateKey: string },
     scheme: string,
     attestation: string,
-    options: {
-      path?: string;
-      parameters?: Record<string, unknown>;
-      type?: string;
-      organizationId?: string;
-    } = {},
+    options: { path?: string; parameters?: Record<string, unknown>; type?: string } = {},
   ) {
     const body = JSON.stringify({
       type: options.type ?? 'ACTIVITY_TYPE_STAMP_LOGIN',
       timestampMs: String(Date.now()),
-      organizationId: options.organizationId ?? subOrgId,
+      organizationId: subOrgId,
       parameters: options.parameters ?? { publicKey: key.publicKey, expirationSeconds: '900' },
     });
     const response = await fetch(
@@ -147,17 +139,14 @@ describe('X-Stamp-Attested logins (STAMP_LOGIN)', () => {
     return { status: response.status, answer: (await response.json()) as StatusOrActivity };
   }
 
-  /** A verification token for `contact`, bound to `key` (INIT_OTP → mail → VERIFY_OTP). */
-  async function verificationTokenFor(
-    key: { publicKey: string },
-    contact = email,
-  ): Promise<string> {
+  /** A verification token for `email`, bound to `key` (INIT_OTP → mail → VERIFY_OTP). */
+  async function verificationTokenFor(key: { publicKey: string }): Promise<string> {
     const { otpId, otpEncryptionTargetBundle } = await kh.client.initOtp({
       otpType: 'OTP_TYPE_EMAIL',
-      contact,
+      contact: email,
       appName: 'Acme',
     });
-    const mail = mailbox.received.filter((m) => m.to.includes(contact)).at(-1)!;
+    const mail = mailbox.received.filter((m) => m.to.includes(email)).at(-1)!;
     const code = mail.raw.match(/sign-in code is ([0-9A-Z]{6,9})/)![1]!;
     const encryptedOtpBundle = await encryptOtpCodeToBundle(
       code,
@@ -192,62 +181,6 @@ describe('X-Stamp-Attested logins (STAMP_LOGIN)', () => {
     expect(again.status).toBe(400);
     expect(again.answer.message).toContain('verification token has already been used');
     expect(await activitiesOfSub()).toBe(before);
-  });
-
-  it('P256_VERIFICATION_TOKEN: the token that signed a user up logs that user in, once', async () => {
-    // @turnkey/core 2.8.1 signUpWithOtp: sign up with the token (and a client signature by the
-    // key it binds), then STAMP_LOGIN in the new sub-organization with the same token.
-    const contact = 'carol@example.com';
-    const key = generateP256KeyPair();
-    const token = await verificationTokenFor(key, contact);
-    const tokenId = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).id;
-    const message = JSON.stringify({
-      signupV2: { apiKeys: [], email: contact },
-      tokenId,
-      type: 'USAGE_TYPE_SIGNUP',
-    });
-    const signature = p256.sign(sha256(utf8ToBytes(message)), hexToBytes(key.privateKey), {
-      prehash: false,
-    });
-    const signUp = {
-      subOrganizationName: 'carol',
-      rootUsers: [
-        {
-          userName: 'carol',
-          userEmail: contact,
-          apiKeys: [],
-          authenticators: [],
-          oauthProviders: [],
-        },
-      ],
-      rootQuorumThreshold: 1,
-      verificationToken: token,
-      clientSignature: {
-        publicKey: key.publicKey,
-        scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256' as const,
-        message,
-        signature: bytesToHex(signature),
-      },
-    };
-    const { subOrganizationId, rootUserIds } = await kh.client.createSubOrganization(signUp);
-
-    const login = await stampLogin(key, VERIFICATION_TOKEN, token, {
-      organizationId: subOrganizationId,
-    });
-    expect(login.status, JSON.stringify(login.answer)).toBe(200);
-    const session = login.answer.activity.result.stampLoginResult.session;
-    expect(JSON.parse(atob(session.split('.')[1]!))).toMatchObject({
-      user_id: rootUserIds![0],
-      organization_id: subOrganizationId,
-    });
-    // Each use once: no second login, no second sign-up.
-    const again = await stampLogin(key, VERIFICATION_TOKEN, token, {
-      organizationId: subOrganizationId,
-    });
-    expect(again.answer.message).toContain('verification token has already been used');
-    await expect(
-      kh.client.createSubOrganization({ ...signUp, subOrganizationName: 'carol again' }),
-    ).rejects.toThrow('verification token has already been used');
   });
 
   it('P256_VERIFICATION_TOKEN: a token bound to another key is refused', async () => {
