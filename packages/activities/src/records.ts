@@ -320,11 +320,7 @@ export interface OtpRecord {
   expiresAt: number;
   /** When VERIFY_OTP accepted the code: it is not accepted again. */
   verifiedAt?: number;
-  /**
-   * When a login (OTP_LOGIN, STAMP_LOGIN with an attested stamp) or a contact update used the
-   * verification token issued for it: not again (a sign-up is spent apart, see
-   * `spendVerificationToken`).
-   */
+  /** When OTP_LOGIN used the verification token issued for it: it is not used again. */
   tokenUsedAt?: number;
   createdAt: number;
   updatedAt: number;
@@ -396,9 +392,7 @@ export type OrganizationDocumentKind =
   | 'tvc_manifest_approval'
   | 'payment_method'
   | 'billing_tier'
-  | 'app_proof'
-  /** A verification token spent on a sign-up (by token id; see `spendVerificationToken`). */
-  | 'verification_token_signup';
+  | 'app_proof';
 
 /**
  * A small record of an organization that has no table of its own (the settings and records

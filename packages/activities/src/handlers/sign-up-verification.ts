@@ -99,6 +99,6 @@ export async function verifySignUp(
       );
     });
   }
-  await spendVerificationToken(ctx, claims, 'signup');
+  await spendVerificationToken(ctx, claims);
   return { userIndex, otpType };
 }

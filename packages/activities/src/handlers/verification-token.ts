@@ -13,7 +13,6 @@ import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { ActivityContext } from './activity-handler.js';
-import { putDocument } from './organization-documents.js';
 import { normalizeContact } from './otp-code.js';
 
 /**
@@ -62,46 +61,17 @@ export function requireTokenContact(
 }
 
 /**
- * What a verification token is spent on. Each use is spent once: `@turnkey/core` (2.8.1
- * `signUpWithOtp`) signs a new user up with a token and then logs in with the same token
- * (STAMP_LOGIN with `X-Stamp-Attested`), so a sign-up must not spend the login.
- */
-export type VerificationTokenUse = 'login' | 'signup';
-
-/**
- * Marks the token used for `use`: the OTP it was issued for is held for update, so two
- * requests with one token cannot both pass. A login (OTP_LOGIN, an attested STAMP_LOGIN, a
- * contact update) is `tokenUsedAt` on the OTP; a sign-up is a `verification_token_signup`
- * document of the issuing organization, by token id.
+ * Marks the token used: the OTP it was issued for is held for update, so two requests with
+ * one token cannot both pass.
  * @throws KeyholdError INVALID_VERIFICATION_TOKEN (no verified code), VERIFICATION_TOKEN_ALREADY_USED
  */
 export async function spendVerificationToken(
   ctx: ActivityContext,
   claims: OtpVerificationClaims,
-  use: VerificationTokenUse = 'login',
 ): Promise<void> {
   const otp = await ctx.tx.otps.getForUpdate(claims.organizationId, claims.id);
   if (!otp || otp.verifiedAt === undefined) {
     throw new KeyholdError('INVALID_VERIFICATION_TOKEN', { reason: 'no verified code' });
-  }
-  if (use === 'signup') {
-    const spent = await ctx.tx.organizationDocuments.get(
-      claims.organizationId,
-      'verification_token_signup',
-      claims.id,
-    );
-    if (spent) throw new KeyholdError('VERIFICATION_TOKEN_ALREADY_USED');
-    await putDocument(
-      ctx.tx,
-      {
-        organizationId: claims.organizationId,
-        kind: 'verification_token_signup',
-        documentId: claims.id,
-        body: {},
-      },
-      ctx.now,
-    );
-    return;
   }
   if (otp.tokenUsedAt !== undefined) throw new KeyholdError('VERIFICATION_TOKEN_ALREADY_USED');
   await ctx.tx.otps.update({ ...otp, tokenUsedAt: ctx.now, updatedAt: ctx.now });
