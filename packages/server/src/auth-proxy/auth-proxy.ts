@@ -579,8 +579,6 @@ const normalized = (contact: string) =>
     .replace(/[\s()-]/g, '');
 
 function bodyOf(raw: Uint8Array): Body {
-  // `@turnkey/core`'s getAuthProxyConfig and getClientParams POST with no body at all.
-  if (raw.length === 0) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
