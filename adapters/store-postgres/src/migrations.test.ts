@@ -53,6 +53,7 @@ describe('loadMigrations', () => {
       [17, 'smart_contract_interfaces'],
       [18, 'organization_documents'],
       [19, 'vault_state'],
+      [22, 'otp_signup_use'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -134,6 +134,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 17 },
       { version: 18 },
       { version: 19 },
+      { version: 22 },
     ]);
   });
 

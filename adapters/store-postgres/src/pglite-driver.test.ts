@@ -105,6 +105,7 @@ describe('PGlite data directory', () => {
       { version: 17 },
       { version: 18 },
       { version: 19 },
+      { version: 22 },
     ]);
   });
 

@@ -322,6 +322,12 @@ export interface OtpRecord {
   verifiedAt?: number;
   /** When OTP_LOGIN used the verification token issued for it: it is not used again. */
   tokenUsedAt?: number;
+  /**
+   * When a sign-up (CREATE_SUB_ORGANIZATION) used the token: it signs up once. A sign-up is
+   * its own use, apart from the login's: `@turnkey/core` signs up and then logs in with the
+   * same token (`signUpWithOtp`), each under its own client signature.
+   */
+  signupUsedAt?: number;
   createdAt: number;
   updatedAt: number;
 }

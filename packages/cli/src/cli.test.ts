@@ -47,6 +47,7 @@ describe('keyhold serve', () => {
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
+      'authProxyUrl',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -54,6 +55,7 @@ describe('keyhold serve', () => {
     expect(line.notarizerPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     expect(line.tlsFetcherSignPublicKey).toMatch(/^04[0-9a-f]{128}$/);
     expect(line.tlsFetcherEncryptPublicKey).toMatch(/^04[0-9a-f]{128}$/);
+    expect(line.authProxyUrl).toBe(`${line.url}/auth-proxy`);
     // The discovery document publishes the same keys.
     const keys = await (await fetch(`${line.url}/keyhold/v1/public_keys`)).json();
     expect(keys).toMatchObject({
@@ -241,6 +243,7 @@ describe('keyhold serve', () => {
       'notarizerPublicKey',
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
+      'authProxyUrl',
     ]);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);

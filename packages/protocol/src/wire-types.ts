@@ -434,7 +434,7 @@ export interface ActivityResults {
   ACTIVITY_TYPE_UPSERT_GAS_USAGE_CONFIG: { gasUsageConfigId: string };
   ACTIVITY_TYPE_SET_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };
   ACTIVITY_TYPE_REMOVE_ORGANIZATION_FEATURE: { features: OrganizationFeature[] };
-  /** Empty strings until the auth proxy exists (its own issue): only the setting is stored. */
+  /** The proxy's user, and its API key sealed for this server (the auth proxy stamps with it). */
   ACTIVITY_TYPE_ENABLE_AUTH_PROXY: { userId: string; encryptedApiKey: string };
   /** `v1DisableAuthProxyResult` has no members. */
   ACTIVITY_TYPE_DISABLE_AUTH_PROXY: Record<string, never>;

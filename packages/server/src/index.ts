@@ -11,15 +11,7 @@ export {
   generateApiKeyPair,
   type Stamper,
 } from './api-key-signer.js';
-export {
-  AUTH_PROXY_PATH,
-  AuthProxy,
-  type AuthProxyDeps,
-} from './auth-proxy/auth-proxy.js';
-export {
-  type AuthProxyLimits,
-  DEFAULT_AUTH_PROXY_LIMITS,
-} from './auth-proxy/auth-proxy-limits.js';
+export { AUTH_PROXY_PATH } from './auth-proxy/auth-proxy.js';
 export {
   coreModule,
   DEFAULT_DOCS_URL,

@@ -86,7 +86,9 @@ describe('the auth proxy, as stored configuration', () => {
       'ACTIVITY_TYPE_ENABLE_AUTH_PROXY',
       {},
     );
-    expect(enabled).toMatchObject({ userId: '', encryptedApiKey: '' });
+    // The proxy's user, and its API key sealed for this server (never the key in the clear).
+    expect(enabled.userId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(enabled.encryptedApiKey).not.toBe('');
     const config = {
       allowedOrigins: ['https://app.example.com'],
       allowedAuthMethods: ['AUTH_METHOD_EMAIL_OTP'],
@@ -114,6 +116,8 @@ describe('the auth proxy, as stored configuration', () => {
     expect(setting).toEqual({
       enabled: true,
       configId: first.configId,
+      proxyUserId: enabled.userId,
+      sealedApiKey: enabled.encryptedApiKey,
       config: { ...config, otpLength: 8 },
     });
     expect(

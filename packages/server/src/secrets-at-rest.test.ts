@@ -31,16 +31,25 @@
  * subject of a provider, never the id_token it was registered with (see the README, Security).
  * A provider is registered from a real id_token of a loopback `oidc-provider`; the table has
  * its row and no part of the token's signature.
+ * The auth proxy's API key (ENABLE_AUTH_PROXY) is in no table: the setting holds it sealed,
+ * which the scanner is shown to find, and the test opens it to the proxy user's public key.
  */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { type NotifierMessage, type Store, Store as StoreId } from '@keyhold/activities';
+import {
+  authProxySettingOf,
+  type NotifierMessage,
+  openAuthProxyApiKey,
+  type Store,
+  Store as StoreId,
+} from '@keyhold/activities';
 import { mnemonicToEntropy, mnemonicToSeedSync, publicKeyFromPrivateKey } from '@keyhold/keys';
 import { joseOidcVerifier } from '@keyhold/oidc-jose';
 import type { Curve } from '@keyhold/protocol';
 import { createPgliteStore, createPostgresStore, KEYHOLD_TABLES } from '@keyhold/store-postgres';
 import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { p256 } from '@noble/curves/nist.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import {
   decryptCredentialBundle,
   encryptOauth2ClientSecret,
@@ -60,6 +69,7 @@ import { startOidcIssuer } from './__fixtures__/oidc-issuer.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 import { createKeyhold } from './keyhold.js';
 import { silentLogger } from './logger.js';
+import { type SignerKey, TlsFetcherEncryptKey } from './signer-key.js';
 
 /** A store under test plus read access to its raw rows. */
 interface Target {
@@ -403,13 +413,30 @@ async function secretsStaySealed(target: Target) {
     );
     expect(paymentMethod.lastFour).toBe('1111');
 
+    // The auth proxy's API key (ENABLE_AUTH_PROXY): stored sealed, never in the clear.
+    const proxy = await client.run<{ userId: string; encryptedApiKey: string }>(
+      'ACTIVITY_TYPE_ENABLE_AUTH_PROXY',
+      {},
+    );
+
     // The secrets, revealed with the master key from the sealed values in the store.
     const records = await keyhold.container.get<Store>(StoreId).transaction(async (tx) => ({
       wallets: await tx.wallets.list(organizationId),
       accounts: await tx.walletAccounts.list(organizationId, undefined, { limit: 1000 }),
       privateKeys: await tx.privateKeys.list(organizationId),
       oauth2Credentials: await tx.oauth2Credentials.list(organizationId),
+      authProxy: await authProxySettingOf(tx, organizationId),
+      proxyKeys: await tx.apiKeys.listByUser(organizationId, proxy.userId),
     }));
+    const proxyKey = openAuthProxyApiKey(
+      keyhold.container.get<SignerKey>(TlsFetcherEncryptKey),
+      organizationId,
+      records.authProxy,
+    )!;
+    // It is the real key: it gives the public key of the proxy user's API key.
+    expect(bytesToHex(p256.getPublicKey(hexToBytes(proxyKey), true))).toBe(
+      records.proxyKeys[0]!.publicKey,
+    );
     expect(records.wallets.map((w) => w.mnemonicLength)).toEqual([12, 24, 12]);
     expect(records.accounts).toHaveLength(9);
     expect(records.privateKeys.map((k) => k.curve).sort()).toEqual([...CURVES].sort());
@@ -444,6 +471,7 @@ async function secretsStaySealed(target: Target) {
         ...bytesNeedles(`OAuth 2 client secret ${i}`, new TextEncoder().encode(secret)),
       ]),
     );
+    needles.push(...bytesNeedles('auth proxy API key', hexToBytes(proxyKey)));
     for (const secret of mailedSecrets) {
       expect(secret.key).toMatch(/^[0-9a-f]{64}$/);
       needles.push(...bytesNeedles(`${secret.what} private key`, Buffer.from(secret.key, 'hex')));
@@ -491,13 +519,15 @@ async function secretsStaySealed(target: Target) {
       ...records.accounts.map((a) => a.key),
       ...records.privateKeys.map((k) => k.key),
       ...records.oauth2Credentials.map((c) => c.sealedClientSecret),
+      records.authProxy.sealedApiKey!,
     ];
     expect(
       scan(
         dump,
         sealed.map((text) => ({ what: 'sealed', text, anyCase: false })),
       ),
-    ).toHaveLength(sealed.length);
+      // The proxy's sealed key is found twice: in its setting and as ENABLE's result.
+    ).toHaveLength(sealed.length + 1);
     expect(
       scan(dump, [
         { what: 'account public key', text: records.accounts[0]!.publicKey, anyCase: true },

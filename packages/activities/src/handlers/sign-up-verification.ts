@@ -99,6 +99,7 @@ export async function verifySignUp(
       );
     });
   }
-  await spendVerificationToken(ctx, claims);
+  // Its sign-up use: the login that follows (`signUpWithOtp`) spends the token's login use.
+  await spendVerificationToken(ctx, claims, 'signupUsedAt');
   return { userIndex, otpType };
 }

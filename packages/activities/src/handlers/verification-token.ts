@@ -68,13 +68,14 @@ export function requireTokenContact(
 export async function spendVerificationToken(
   ctx: ActivityContext,
   claims: OtpVerificationClaims,
+  use: 'tokenUsedAt' | 'signupUsedAt' = 'tokenUsedAt',
 ): Promise<void> {
   const otp = await ctx.tx.otps.getForUpdate(claims.organizationId, claims.id);
   if (!otp || otp.verifiedAt === undefined) {
     throw new KeyholdError('INVALID_VERIFICATION_TOKEN', { reason: 'no verified code' });
   }
-  if (otp.tokenUsedAt !== undefined) throw new KeyholdError('VERIFICATION_TOKEN_ALREADY_USED');
-  await ctx.tx.otps.update({ ...otp, tokenUsedAt: ctx.now, updatedAt: ctx.now });
+  if (otp[use] !== undefined) throw new KeyholdError('VERIFICATION_TOKEN_ALREADY_USED');
+  await ctx.tx.otps.update({ ...otp, [use]: ctx.now, updatedAt: ctx.now });
 }
 
 /** `v1ClientSignature`. */

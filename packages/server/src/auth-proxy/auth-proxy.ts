@@ -579,6 +579,8 @@ const normalized = (contact: string) =>
     .replace(/[\s()-]/g, '');
 
 function bodyOf(raw: Uint8Array): Body {
+  // `getAuthProxyConfig` and `getClientParams` of core POST no body at all.
+  if (raw.length === 0) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));

@@ -22,6 +22,7 @@ export const OTPS: TableSpec<OtpRecord> = {
     expiresAt: 'integer',
     verifiedAt: 'integer?',
     tokenUsedAt: 'integer?',
+    signupUsedAt: 'integer?',
     createdAt: 'integer',
     updatedAt: 'integer',
   }),
