@@ -48,6 +48,9 @@ describe('keyhold serve', () => {
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
       'authProxyUrl',
+      // Development serves the export and import frames to loopback pages.
+      'exportFrameUrl',
+      'importFrameUrl',
     ]);
     expect(line.event).toBe('listening');
     expect(line.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -244,6 +247,9 @@ describe('keyhold serve', () => {
       'tlsFetcherSignPublicKey',
       'tlsFetcherEncryptPublicKey',
       'authProxyUrl',
+      // Development serves the export and import frames to loopback pages.
+      'exportFrameUrl',
+      'importFrameUrl',
     ]);
     run.child.kill('SIGTERM');
     expect(await run.exit()).toBe(0);

@@ -8,6 +8,7 @@
  *   server answers at a method is in the document at that method, and none that it refuses.
  */
 
+import { bundleFrameScripts } from '@keyhold/frames';
 import { PrometheusMetrics } from '@keyhold/metrics-prometheus';
 import { ACTIVITY_TYPES, INTENT_SCHEMAS, QUERY_SCHEMAS, submitPathOf } from '@keyhold/protocol';
 import { generateApiKeyPair, NOT_AVAILABLE_QUERIES, silentLogger } from '@keyhold/server';
@@ -39,6 +40,7 @@ describe.each(['express', 'koa'] as const)('GET /openapi.json (%s)', (http) => {
       logger: silentLogger,
       metrics: new PrometheusMetrics(),
       bootstrapApiPublicKey: generateApiKeyPair().publicKey,
+      frames: { scripts: await bundleFrameScripts(), allowedOrigins: ['http://localhost:*'] },
     });
     const response = await fetch(`${server.url}/openapi.json`);
     expect(response.status).toBe(200);
@@ -100,6 +102,8 @@ describe.each(['express', 'koa'] as const)('GET /openapi.json (%s)', (http) => {
       '/keyhold/v1/explain_policies',
       '/keyhold/v1/oauth2/.well-known/openid-configuration',
       '/keyhold/v1/oauth2/jwks',
+      '/frames/export',
+      '/frames/import',
       // Nowhere.
       '/',
       '/public/v1/submit/not_an_activity',
@@ -107,6 +111,7 @@ describe.each(['express', 'koa'] as const)('GET /openapi.json (%s)', (http) => {
       '/keyhold/v1/not_an_extension',
       '/pay/base-sepolia/supported',
       '/openapi.yaml',
+      '/frames/other',
     ]);
     const disagreements: string[] = [];
     for (const path of candidates) {

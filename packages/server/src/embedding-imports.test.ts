@@ -30,6 +30,8 @@ const HEAVY = [
   '/node_modules/express/',
   '/node_modules/ioredis/',
   '/node_modules/pkcs11js/',
+  // @keyhold/frames bundles its pages only when asked to (bundleFrameScripts).
+  '/node_modules/esbuild/',
   '/adapters/store-postgres/',
   '/adapters/http-koa/',
   '/adapters/http-express/',

@@ -483,6 +483,7 @@ export class KeyholdRequestHandler implements RequestHandler {
           metrics: this.deps.metricsExposition !== undefined,
           // The issuer's documents are served here only when its URL's path is ours.
           oauth2Issuer: this.oidcIssuerDocument('/jwks') !== undefined,
+          frames: this.deps.framePages != null,
           version: SERVER_VERSION,
         }),
       ),

@@ -12,6 +12,7 @@
  */
 
 import { QueryService } from '@keyhold/activities';
+import { FRAME_PATHS } from '@keyhold/frames';
 import { ACTIVITY_DEFINITIONS, INTENT_SCHEMAS, QUERY_SCHEMAS } from '@keyhold/protocol';
 import {
   EXPLAIN_POLICIES_PATH,
@@ -37,6 +38,8 @@ export interface OpenApiDocumentOptions {
   metrics?: boolean;
   /** Keyhold's OIDC issuer documents are served here. */
   oauth2Issuer?: boolean;
+  /** The self-hosted export and import frames are served (`createKeyhold({ frames })`). */
+  frames?: boolean;
   /** The version the document names (`info.version`). */
   version?: string;
 }
@@ -217,6 +220,23 @@ export function openApiDocument(options: OpenApiDocumentOptions = {}): {
         },
       },
     };
+  }
+  if (options.frames) {
+    for (const [kind, path] of Object.entries(FRAME_PATHS)) {
+      paths[path] = {
+        get: {
+          operationId: `${kind}_frame`,
+          summary: `The ${kind} frame for @turnkey/iframe-stamper, pinned to the signer key`,
+          tags: ['frames'],
+          responses: {
+            '200': {
+              description: 'the page (Content-Security-Policy with frame-ancestors)',
+              content: { 'text/html': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      };
+    }
   }
   paths[OPENAPI_PATH] = getJson('openapi', 'This OpenAPI document', 'operations');
   return {
