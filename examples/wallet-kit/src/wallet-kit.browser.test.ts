@@ -18,6 +18,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Turnkey } from '@turnkey/sdk-server';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { type Hex, recoverMessageAddress, serializeSignature } from 'viem';
 import { english, mnemonicToAccount } from 'viem/accounts';
@@ -65,6 +66,8 @@ let mailbox: SmtpMailbox;
 let config: WalletKitConfig;
 let app: AppServer;
 let browser: Browser;
+/** The parent organization's root user (the `--dev` key): it reads what the kit made. */
+let root: ReturnType<Turnkey['apiClient']>;
 
 /** A fresh browser profile (its own IndexedDB and local storage): a new visitor. */
 async function visitor(): Promise<{ context: BrowserContext; page: Page }> {
@@ -162,6 +165,12 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
       appName: 'Keyhold wallet test',
     });
     config = walletKitConfigFrom(listening, configId);
+    root = new Turnkey({
+      apiBaseUrl: listening.url,
+      defaultOrganizationId: listening.organizationId,
+      apiPublicKey: listening.apiPublicKey,
+      apiPrivateKey: listening.apiPrivateKey,
+    }).apiClient();
     app.publish(config);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -190,6 +199,9 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
     const userId = await expectVisible(page, 'user-id');
     const organizationId = await page.getByTestId('organization-id').textContent();
     expect(organizationId).not.toBe(config.organizationId); // the user's own sub-organization
+    // Keyhold holds the user, with the address the code was mailed to.
+    const { user } = await root.getUser({ organizationId: organizationId!, userId });
+    expect(user.userEmail).toBe(email);
     await shot(page, '03-signed-up');
 
     await page.getByTestId('logout').click();
@@ -248,7 +260,7 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
     const { context, page } = await visitor();
     const cdp = await context.newCDPSession(page);
     await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: {
         protocol: 'ctap2',
         transport: 'internal',
@@ -264,6 +276,16 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
     const userId = await expectVisible(page, 'user-id');
     const organizationId = await page.getByTestId('organization-id').textContent();
     expect(organizationId).not.toBe(config.organizationId);
+    // Keyhold holds the passkey the virtual authenticator made, and only that one.
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    const { authenticators } = await root.getAuthenticators({
+      organizationId: organizationId!,
+      userId,
+    });
+    expect(authenticators.map((a) => a.credentialId)).toEqual(
+      credentials.map((c) => Buffer.from(c.credentialId, 'base64').toString('base64url')),
+    );
     await shot(page, '08-passkey-signed-up');
 
     await page.getByTestId('logout').click();
