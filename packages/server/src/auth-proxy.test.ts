@@ -12,10 +12,14 @@
  *   another key; and the send limits per contact and per client address. Never a 5xx.
  * - the proxy's user is a real user of the organization whose policy allows only the proxy's
  *   activities, and its key is stored sealed.
+ * - the same proxy on the Koa adapter over embedded PGlite, with the V1 routes (otp_init,
+ *   otp_verify with the typed code, signup, otp_login); a fast-check property that no route
+ *   answers 5xx to any JSON; a limiter that cannot answer is a 503.
  */
 
 import { smtpNotifier } from '@keyhold/notifier-smtp';
 import { joseOidcVerifier } from '@keyhold/oidc-jose';
+import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
 import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
@@ -29,12 +33,14 @@ import {
   TurnkeyClient,
 } from '@turnkey/core';
 import { encryptOtpCodeToBundle, verifySessionJwtSignature } from '@turnkey/crypto';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type SmtpMailbox,
   startSmtpMailbox,
 } from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
 import { type LocalOidcIssuer, startOidcIssuer } from './__fixtures__/oidc-issuer.js';
+import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
   rejection,
   sdkClient,
@@ -414,6 +420,20 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     ).toEqual({
       organizationId: created.subOrganizationId,
     });
+    // What core asks before linking a provider (`addOauthProvider`): the identity's account.
+    const claims = JSON.parse(atob(oidcToken.split('.')[1]!.replace(/-/g, '+').replace(/_/g, '/')));
+    expect(
+      await proxy.proxyGetAccount({
+        filterType: 'OIDC_CLAIMS',
+        filterValue: JSON.stringify({ iss: claims.iss, sub: claims.sub, aud: claims.aud }),
+      }),
+    ).toEqual({ organizationId: created.subOrganizationId });
+    expect(
+      await proxy.proxyGetAccount({
+        filterType: 'OIDC_CLAIMS',
+        filterValue: JSON.stringify({ iss: claims.iss, sub: 'nobody', aud: claims.aud }),
+      }),
+    ).toEqual({});
     const { session } = await proxy.proxyOAuthLogin({ oidcToken, publicKey: key.publicKey });
     expect(JSON.parse(atob(session.split('.')[1]!))).toMatchObject({
       organization_id: created.subOrganizationId,
@@ -573,7 +593,7 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
   });
 });
 
-describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
+describe('the auth proxy on the Koa adapter and embedded PGlite, and its V1 routes', () => {
   let kh: TurnkeyServer;
   let mailbox: SmtpMailbox;
   let configId: string;
@@ -590,6 +610,7 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
   beforeAll(async () => {
     mailbox = await startSmtpMailbox({ username: 'keyhold', password: 's3cret' });
     kh = await startTurnkeyServer({
+      ...(await STORE_TARGETS.find(([name]) => name === 'embedded PGlite')![1]()),
       http: 'koa',
       notifier: smtpNotifier({ url: mailbox.url, from: 'login@keyhold.test', timeoutMs: 2000 }),
     });
@@ -602,6 +623,7 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
   afterAll(async () => {
     await kh?.server.close();
     await mailbox?.close();
+    await closeStoreTargets();
   });
 
   it('serves wallet_kit_config with the defaults of an unset config', async () => {
@@ -653,6 +675,75 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
     });
   });
 
+  it('never answers 5xx, whatever JSON a route is sent (fast-check)', async () => {
+    const routes = [
+      'wallet_kit_config',
+      'wallet_kit_client_params',
+      'otp_init',
+      'otp_init_v2',
+      'otp_verify',
+      'otp_verify_v2',
+      'otp_login',
+      'otp_login_v2',
+      'account',
+      'signup',
+      'signup_v2',
+      'oauth_login',
+      'oauth2_authenticate',
+    ];
+    const field = fc.oneof(
+      fc.string(),
+      fc.constantFrom('OTP_TYPE_EMAIL', 'EMAIL', 'OIDC_TOKEN', 'PUBLIC_KEY', 'a.b.c', ''),
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string(), { maxLength: 2 }),
+      fc.dictionary(fc.string({ maxLength: 8 }), fc.string(), { maxKeys: 2 }),
+    );
+    const body = fc.oneof(
+      fc.json(),
+      fc.record(
+        {
+          otpType: field,
+          contact: field,
+          otpId: field,
+          otpCode: field,
+          encryptedOtpBundle: field,
+          verificationToken: field,
+          publicKey: field,
+          clientSignature: field,
+          organizationId: field,
+          filterType: field,
+          filterValue: field,
+          oidcToken: field,
+          userEmail: field,
+          apiKeys: field,
+          wallet: field,
+          provider: field,
+          clientId: field,
+        },
+        { requiredKeys: [] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...routes), body, async (route, value) => {
+        // In process (no client address): the per-address limits do not end the run early.
+        const response = await kh.server.keyhold.handle({
+          method: 'POST',
+          path: `/auth-proxy/v1/${route}`,
+          headers: { 'content-type': 'application/json', 'x-auth-proxy-config-id': configId },
+          rawBody: new TextEncoder().encode(
+            typeof value === 'string' ? value : JSON.stringify(value),
+          ),
+        });
+        expect(response.status, `${route} ${response.body}`).toBeLessThan(500);
+        const answer = JSON.parse(response.body);
+        if (response.status !== 200) expect(typeof answer.message).toBe('string');
+      }),
+      { numRuns: 150 },
+    );
+  }, 60_000);
+
   it('oauth2_authenticate without a credential for the provider and client id is refused', async () => {
     const refused = await post('oauth2_authenticate', {
       provider: 'OAUTH2_PROVIDER_X',
@@ -664,5 +755,36 @@ describe('the auth proxy on the Koa adapter, and its V1 routes', () => {
     });
     expect(refused.status).toBe(404);
     expect(refused.body.message).toBe('OAuth 2.0 credential not found');
+  });
+});
+
+describe('the auth proxy with its rate limiter unreachable', () => {
+  it('refuses with 503 and Retry-After: 1, sending nothing', async () => {
+    const mailbox = await startSmtpMailbox({ username: 'keyhold', password: 's3cret' });
+    const kh = await startTurnkeyServer({
+      rateLimiter: new RedisRateLimiter({ url: 'redis://127.0.0.1:1' }),
+      notifier: smtpNotifier({ url: mailbox.url, from: 'login@keyhold.test', timeoutMs: 2000 }),
+    });
+    try {
+      const response = await fetch(`${kh.server.authProxyUrl}/v1/otp_init_v2`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-auth-proxy-config-id': '00000000-0000-4000-8000-000000000000',
+        },
+        body: JSON.stringify({ otpType: 'OTP_TYPE_EMAIL', contact: 'x@example.com' }),
+      });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+      expect(await response.json()).toMatchObject({
+        code: 14,
+        message: 'service unavailable',
+        details: [{ errorCode: 'RATE_LIMIT_BACKEND_UNAVAILABLE' }],
+      });
+      expect(mailbox.received).toHaveLength(0);
+    } finally {
+      await kh.server.close();
+      await mailbox.close();
+    }
   });
 });

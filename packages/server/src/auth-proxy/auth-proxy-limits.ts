@@ -19,6 +19,8 @@ export interface AuthProxyLimits {
   otpPerContact: RateLimitRule;
   /** Codes one client address may have sent, to any contact. */
   otpPerAddress: RateLimitRule;
+  /** Sign-ups (new sub-organizations) one client address may make. */
+  signupsPerAddress: RateLimitRule;
   /** Every proxy request of one client address. */
   requestsPerAddress: RateLimitRule;
 }
@@ -26,6 +28,7 @@ export interface AuthProxyLimits {
 export const DEFAULT_AUTH_PROXY_LIMITS: AuthProxyLimits = {
   otpPerContact: { limit: 3, periodMs: 180_000 },
   otpPerAddress: { limit: 10, periodMs: 600_000 },
+  signupsPerAddress: { limit: 10, periodMs: 3_600_000 },
   requestsPerAddress: { limit: 60, periodMs: 60_000 },
 };
 
@@ -85,4 +88,22 @@ export function meterOtpSend(
   ];
   if (address !== undefined) takes.push([`auth-proxy:otp:ip:${address}`, limits.otpPerAddress]);
   return takeAll(limiter, takes, 'MAX_OTPS_INITIATED');
+}
+
+/**
+ * Meters a sign-up by its client address: a passkey or wallet sign-up needs no code, and each
+ * makes a sub-organization.
+ * @throws KeyholdError AUTH_PROXY_RATE_LIMITED
+ */
+export function meterSignup(
+  limiter: RateLimiter,
+  limits: AuthProxyLimits,
+  address: string | undefined,
+): Promise<void> {
+  if (address === undefined) return Promise.resolve();
+  return takeAll(
+    limiter,
+    [[`auth-proxy:signup:ip:${address}`, limits.signupsPerAddress]],
+    'AUTH_PROXY_RATE_LIMITED',
+  );
 }

@@ -22,6 +22,7 @@ import {
   type Clock,
   type OidcVerifier,
   openAuthProxyApiKey,
+  portErrorCodeOf,
   type RateLimiter,
   type Store,
 } from '@keyhold/activities';
@@ -40,6 +41,7 @@ import {
   DEFAULT_AUTH_PROXY_LIMITS,
   meterOtpSend,
   meterRequest,
+  meterSignup,
 } from './auth-proxy-limits.js';
 
 /** Where the proxy is served: `authProxyUrl` is the server's URL with this path. */
@@ -168,6 +170,16 @@ export class AuthProxy {
         return this.reply(error.httpStatus, error.toStatus(), allowedOrigin);
       if (error instanceof KeyholdRequestError) {
         return this.reply(error.httpStatus, error.status, allowedOrigin);
+      }
+      // A store or limiter that cannot answer: the caller retries (refusing beats an unmetered send).
+      const port = portErrorCodeOf(error);
+      if (port === 'RATE_LIMIT_BACKEND_UNAVAILABLE') {
+        const unavailable = new KeyholdError('RATE_LIMIT_BACKEND_UNAVAILABLE');
+        return this.reply(503, unavailable.toStatus(), allowedOrigin);
+      }
+      if (port === 'STORE_UNAVAILABLE') {
+        const unavailable = new KeyholdError('UNAVAILABLE', { reason: 'store unavailable' });
+        return this.reply(503, unavailable.toStatus(), allowedOrigin);
       }
       throw error;
     }
@@ -422,8 +434,13 @@ export class AuthProxy {
       organizationId = await this.accountByOidcToken(call, filterValue);
     } else if (filterType === 'PUBLIC_KEY') {
       organizationId = await this.accountOf(call, 'PUBLIC_KEY', filterValue);
+    } else if (filterType === 'OIDC_CLAIMS') {
+      organizationId = await this.accountByOidcClaims(call, filterValue);
     } else {
-      throw invalid('/filterType', 'must be EMAIL, PHONE_NUMBER, OIDC_TOKEN or PUBLIC_KEY');
+      throw invalid(
+        '/filterType',
+        'must be EMAIL, PHONE_NUMBER, OIDC_TOKEN, OIDC_CLAIMS or PUBLIC_KEY',
+      );
     }
     return organizationId ? { organizationId } : {};
   }
@@ -449,6 +466,33 @@ export class AuthProxy {
     return this.accountOf(call, 'OIDC_TOKEN', oidcToken);
   }
 
+  /**
+   * The sub-organization with a user holding the OAuth provider `{iss, sub, aud}` (JSON): what
+   * core asks before it links a provider to a logged-in user (`addOauthProvider`), so that one
+   * identity is not linked to two accounts. Read from the store: `list_suborgs` has no such
+   * filter.
+   */
+  private async accountByOidcClaims(call: ProxyCall, filterValue: string) {
+    let claims: unknown;
+    try {
+      claims = JSON.parse(filterValue);
+    } catch {
+      claims = undefined;
+    }
+    const { iss, sub, aud } = (claims ?? {}) as Record<string, unknown>;
+    if (typeof iss !== 'string' || typeof sub !== 'string' || typeof aud !== 'string') {
+      throw invalid('/filterValue', 'must be the JSON of {iss, sub, aud}');
+    }
+    return this.deps.store.transaction(async (tx) => {
+      for (const child of await tx.organizations.listChildren(call.organizationId)) {
+        if (await tx.oauthProviders.findByIdentity(child.organizationId, iss, aud, sub)) {
+          return child.organizationId;
+        }
+      }
+      return undefined;
+    });
+  }
+
   /** The first sub-organization of the proxy's organization matching the filter. */
   private async accountOf(call: ProxyCall, filterType: string, filterValue: string) {
     const { organizationIds } = await call.client.query<{ organizationIds: string[] }>(
@@ -467,6 +511,7 @@ export class AuthProxy {
     for (const method of [...(email ? ['email'] : []), ...(phone ? ['sms'] : [])]) {
       if (verificationToken) requireEnabled(call.config, method);
     }
+    await meterSignup(this.deps.limiter, this.limits, call.address);
     const list = (field: string) => {
       const value = body[field] ?? [];
       if (!Array.isArray(value)) throw invalid(`/${field}`, 'must be an array');
