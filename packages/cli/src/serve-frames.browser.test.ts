@@ -18,9 +18,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { generateApiKeyPair } from '@keyhold/server';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
+import { base58 } from '@scure/base';
 import { DEFAULT_ETHEREUM_ACCOUNTS, Turnkey } from '@turnkey/sdk-server';
 import { build } from 'esbuild';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -57,7 +60,12 @@ interface FramesParent {
   open(id: string, url: string): Promise<string>;
   opensWithin(id: string, url: string, ms: number): Promise<boolean>;
   injectWalletExportBundle(id: string, bundle: string, org: string): Promise<Settled<boolean>>;
-  injectKeyExportBundle(id: string, bundle: string, org: string): Promise<Settled<boolean>>;
+  injectKeyExportBundle(
+    id: string,
+    bundle: string,
+    org: string,
+    keyFormat?: 'HEXADECIMAL' | 'SOLANA',
+  ): Promise<Settled<boolean>>;
   injectImportBundle(
     id: string,
     bundle: string,
@@ -65,6 +73,10 @@ interface FramesParent {
     user: string,
   ): Promise<Settled<boolean>>;
   extractWalletEncryptedBundle(id: string): Promise<Settled<string>>;
+  extractKeyEncryptedBundle(
+    id: string,
+    keyFormat?: 'HEXADECIMAL' | 'SOLANA',
+  ): Promise<Settled<string>>;
   applySettings(id: string, styles: Record<string, string>): Promise<Settled<boolean>>;
   postFromSibling(url: string): void;
 }
@@ -333,6 +345,78 @@ describe.skipIf(!withChromium)('keyhold serve: the export and import frames in C
     expect((await call(tab, 'extractWalletEncryptedBundle', 'import-frame')).error).toMatch(
       /not a valid recovery phrase/,
     );
+    await tab.close();
+  });
+
+  it("exports a Solana key in Phantom's format, and imports a typed hex key", async () => {
+    const created = await api.createPrivateKeys({
+      privateKeys: [
+        {
+          privateKeyName: 'solana key',
+          curve: 'CURVE_ED25519',
+          addressFormats: ['ADDRESS_FORMAT_SOLANA'],
+          privateKeyTags: [],
+        },
+      ],
+    });
+    const solana = created.privateKeys[0]!;
+    const tab = await newTab(goodOrigin);
+    const framePublicKey = await call(tab, 'open', 'solana-frame', line.exportFrameUrl);
+    const exported = await api.exportPrivateKey({
+      privateKeyId: solana.privateKeyId!,
+      targetPublicKey: framePublicKey,
+    });
+    expect(
+      await call(
+        tab,
+        'injectKeyExportBundle',
+        'solana-frame',
+        exported.exportBundle!,
+        line.organizationId,
+        'SOLANA',
+      ),
+    ).toEqual({ value: true });
+    const shown = (await tab.frameLocator('#solana-frame').locator('#secret').textContent())!;
+    const keypair = base58.decode(shown.trim());
+    expect(keypair).toHaveLength(64);
+    // seed ‖ public key, and the public key is the account's address.
+    expect(base58.encode(ed25519.getPublicKey(keypair.slice(0, 32)))).toBe(
+      solana.addresses![0]!.address,
+    );
+    expect(base58.encode(keypair.slice(32))).toBe(solana.addresses![0]!.address);
+
+    const secretKey = secp256k1.utils.randomSecretKey();
+    expect(await call(tab, 'open', 'key-import-frame', line.importFrameUrl)).toBe('');
+    const { importBundle } = await api.initImportPrivateKey({ userId: line.userId });
+    expect(
+      await call(
+        tab,
+        'injectImportBundle',
+        'key-import-frame',
+        importBundle,
+        line.organizationId,
+        line.userId,
+      ),
+    ).toEqual({ value: true });
+    await tab
+      .frameLocator('#key-import-frame')
+      .locator('#secret')
+      .fill(`0x${bytesToHex(secretKey)}`);
+    const extracted = await call(
+      tab,
+      'extractKeyEncryptedBundle',
+      'key-import-frame',
+      'HEXADECIMAL',
+    );
+    const imported = await api.importPrivateKey({
+      userId: line.userId,
+      privateKeyName: 'imported through a frame',
+      encryptedBundle: extracted.value!,
+      curve: 'CURVE_SECP256K1',
+      addressFormats: ['ADDRESS_FORMAT_ETHEREUM'],
+    });
+    expect(imported.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
+    expect(imported.addresses![0]!.address).toBe(privateKeyToAddress(`0x${bytesToHex(secretKey)}`));
     await tab.close();
   });
 

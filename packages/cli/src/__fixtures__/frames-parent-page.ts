@@ -5,7 +5,7 @@
  * The test drives it through `window.framesParent`; nothing here touches a secret (the frames
  * show and take those).
  */
-import { IframeStamper } from '@turnkey/iframe-stamper';
+import { IframeStamper, type KeyFormat } from '@turnkey/iframe-stamper';
 
 const stampers = new Map<string, IframeStamper>();
 
@@ -53,13 +53,18 @@ const framesParent = {
   opensWithin,
   injectWalletExportBundle: (id: string, bundle: string, organizationId: string) =>
     settled(stamperOf(id).injectWalletExportBundle(bundle, organizationId)),
-  injectKeyExportBundle: (id: string, bundle: string, organizationId: string) =>
-    settled(stamperOf(id).injectKeyExportBundle(bundle, organizationId)),
+  injectKeyExportBundle: (
+    id: string,
+    bundle: string,
+    organizationId: string,
+    keyFormat?: 'HEXADECIMAL' | 'SOLANA',
+  ) => settled(stamperOf(id).injectKeyExportBundle(bundle, organizationId, keyFormat as KeyFormat)),
   injectImportBundle: (id: string, bundle: string, organizationId: string, userId: string) =>
     settled(stamperOf(id).injectImportBundle(bundle, organizationId, userId)),
   extractWalletEncryptedBundle: (id: string) =>
     settled(stamperOf(id).extractWalletEncryptedBundle()),
-  extractKeyEncryptedBundle: (id: string) => settled(stamperOf(id).extractKeyEncryptedBundle()),
+  extractKeyEncryptedBundle: (id: string, keyFormat?: 'HEXADECIMAL' | 'SOLANA') =>
+    settled(stamperOf(id).extractKeyEncryptedBundle(keyFormat as KeyFormat)),
   applySettings: (id: string, styles: Record<string, string>) =>
     settled(stamperOf(id).applySettings({ styles })),
   /**

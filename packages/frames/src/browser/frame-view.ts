@@ -53,8 +53,9 @@ export function secretElement(): HTMLElement {
 
 /**
  * Applies `APPLY_SETTINGS`'s value (`JSON.stringify({styles: {...}})`) to the secret element;
- * returns the properties it set. Properties outside the allow-list are skipped; a value that
- * is not plain is an Error.
+ * returns the properties it set. Properties outside the allow-list, and values that are not
+ * plain, are skipped rather than refused: the wallet kit awaits this before it shows the frame,
+ * and a look it cannot have is no reason to stop an export.
  */
 export function applySettings(value: unknown): string[] {
   const settings = JSON.parse(typeof value === 'string' ? value : '{}') as {
@@ -64,9 +65,7 @@ export function applySettings(value: unknown): string[] {
   const applied: string[] = [];
   for (const [property, styleValue] of Object.entries(settings.styles ?? {})) {
     if (!STYLE_PROPERTIES.has(property)) continue;
-    if (typeof styleValue !== 'string' || !PLAIN_STYLE_VALUE.test(styleValue)) {
-      throw new Error(`invalid value for style ${property}`);
-    }
+    if (typeof styleValue !== 'string' || !PLAIN_STYLE_VALUE.test(styleValue)) continue;
     element.style.setProperty(
       property.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`),
       styleValue,
