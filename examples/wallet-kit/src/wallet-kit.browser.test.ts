@@ -1,9 +1,11 @@
 /**
  * The issue's proof, in a real browser: Debian's chromium driven by `playwright-core` opens
  * this example app — `@turnkey/react-wallet-kit`, unchanged, bundled by esbuild — pointed at a
- * `keyhold serve --dev` started here through the CLI (its `url`, `authProxyUrl`,
- * `authProxyConfigId` and frame URLs from the listening line), which mails its codes to a
- * real SMTP server (`smtp-server`) started here too.
+ * `keyhold serve --dev` started here through the CLI (its `url`, `authProxyUrl` and frame URLs
+ * from the listening line; the `authProxyConfigId` from ENABLE_AUTH_PROXY and
+ * UPDATE_AUTH_PROXY_CONFIG with the root key; Keyhold's keys pinned in the bundle in place of
+ * Turnkey's, see `pinKeyholdKeys`), which mails its codes to a real SMTP server
+ * (`smtp-server`) started here too. What the kit made is read back with the root key.
  *
  * - Email: sign up with a code read from the mail, log out, log in again (same user and
  *   sub-organization); create a wallet, sign a message that viem verifies against the wallet's
