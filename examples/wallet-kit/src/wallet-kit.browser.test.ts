@@ -34,6 +34,7 @@ import {
   killKeyholdProcesses,
 } from '../../../packages/cli/src/__fixtures__/keyhold-process.js';
 import {
+  addVirtualAuthenticator,
   chromiumOrSkip,
   launchChromium,
 } from '../../../packages/server/src/__fixtures__/chromium.js';
@@ -242,17 +243,7 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
 
   it('passkey: signs up with a virtual authenticator, logs out, logs in with it', async () => {
     const { context, page } = await visitor();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
 
     await page.getByTestId('login').click();
     await shot(page, '07-passkey-modal');

@@ -16,11 +16,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifySessionJwtSignature } from '@turnkey/crypto';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { type Hex, hashMessage, recoverMessageAddress, serializeSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumOrSkip, launchChromium } from './__fixtures__/chromium.js';
+import {
+  addVirtualAuthenticator,
+  bundlePageScript,
+  chromiumOrSkip,
+  launchChromium,
+} from './__fixtures__/chromium.js';
 import { startTurnkeyServer, type TurnkeyServer } from './__fixtures__/turnkey-server.js';
 
 const withChromium = chromiumOrSkip('the browser passkey test');
@@ -48,15 +52,9 @@ interface Registration {
 
 /** Serves the bundled test page on a free loopback port. */
 async function servePage(): Promise<{ server: Server; origin: string }> {
-  const bundle = await build({
-    entryPoints: [new URL('./__fixtures__/passkey-page.mjs', import.meta.url).pathname],
-    bundle: true,
-    write: false,
-    platform: 'browser',
-    format: 'iife',
-    logLevel: 'silent',
-  });
-  const script = bundle.outputFiles[0]!.text;
+  const script = await bundlePageScript(
+    new URL('./__fixtures__/passkey-page.mjs', import.meta.url).pathname,
+  );
   const html =
     '<!doctype html><html><head><meta charset="utf-8"><title>Keyhold passkeys</title></head>' +
     '<body><script src="/page.js"></script></body></html>';
@@ -82,17 +80,7 @@ describe.skipIf(!withChromium)('passkeys in Chromium with a virtual authenticato
     page = await servePage();
     browser = await launchChromium();
     tab = await browser.newPage();
-    const cdp = await tab.context().newCDPSession(tab);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    await addVirtualAuthenticator(tab);
     await tab.goto(page.origin);
     await tab.waitForFunction(() => 'keyholdPasskeys' in window);
   }, 120_000);

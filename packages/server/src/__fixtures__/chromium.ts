@@ -1,11 +1,13 @@
 /**
- * The browser tests' Chromium: Debian's `chromium` package, driven by `playwright-core`.
+ * The browser tests' Chromium: Debian's `chromium` package, driven by `playwright-core`, the
+ * pages' scripts bundled by esbuild, and a virtual authenticator for passkeys.
  * Without it a browser test file is skipped with a loud warning; with CI=true that is a
  * failure (`.ci/run` installs the package).
  * @module
  */
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { build } from 'esbuild';
+import { type Browser, type CDPSession, chromium, type Page } from 'playwright-core';
 
 /** Where Debian installs Chromium. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -49,4 +51,45 @@ export function launchChromium(): Promise<Browser> {
       '--host-resolver-rules=MAP localhost 127.0.0.1',
     ],
   });
+}
+
+/**
+ * Bundles a test page's script (and the published clients it imports) for the browser: one IIFE.
+ * @example
+ * const script = await bundlePageScript(fileURLToPath(new URL('./page.ts', import.meta.url)));
+ */
+export async function bundlePageScript(entry: string): Promise<string> {
+  const bundle = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    platform: 'browser',
+    format: 'iife',
+    logLevel: 'silent',
+  });
+  return bundle.outputFiles[0]!.text;
+}
+
+/**
+ * Gives the page's browser context a virtual authenticator through the DevTools protocol
+ * (`WebAuthn.addVirtualAuthenticator`: CTAP2, internal transport, resident keys, user
+ * verification that always passes); the DevTools session and the authenticator's id.
+ * @example
+ * const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
+ */
+export async function addVirtualAuthenticator(
+  page: Page,
+): Promise<{ cdp: CDPSession; authenticatorId: string }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+    },
+  });
+  return { cdp, authenticatorId };
 }
