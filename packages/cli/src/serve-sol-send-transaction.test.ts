@@ -22,6 +22,7 @@ import { unsignedSystemTransfer } from '../../../adapters/chain-solana/src/testi
 import {
   createApiKeyUser,
   errorCodeOf,
+  type StampedAnswer,
   sdkClient,
   stampedPost,
 } from '../../server/src/__fixtures__/turnkey-server.js';
@@ -69,7 +70,7 @@ function submit(
 }
 
 /** The refusal is the catalogue's entry: its errorCode and its exact message. */
-function expectRefusal(json: Record<string, any>, key: MessageKey) {
+function expectRefusal(json: StampedAnswer['json'], key: MessageKey) {
   expect([errorCodeOf(json), json.message]).toEqual([
     Messages[key].errorCode,
     Messages[key].message,
