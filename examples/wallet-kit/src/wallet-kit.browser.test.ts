@@ -18,10 +18,10 @@
  * Without /usr/bin/chromium the file is skipped with a loud warning; with CI=true that is a
  * failure (`.ci/run` installs the `chromium` package).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Turnkey } from '@turnkey/sdk-server';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { type Hex, recoverMessageAddress, serializeSignature } from 'viem';
 import { english, mnemonicToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +33,11 @@ import {
   keyholdProcess,
   killKeyholdProcesses,
 } from '../../../packages/cli/src/__fixtures__/keyhold-process.js';
+import {
+  addVirtualAuthenticator,
+  chromiumOrSkip,
+  launchChromium,
+} from '../../../packages/server/src/__fixtures__/chromium.js';
 import { type AppServer, buildApp, serveApp } from './app-server.js';
 import { enableAuthProxy } from './enable-auth-proxy.js';
 import { MESSAGE } from './message.js';
@@ -43,23 +48,9 @@ import {
   walletKitConfigFrom,
 } from './wallet-kit-config.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
-const inCi = (): boolean => {
-  const ci = process.env.CI;
-  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
-};
-
-const withChromium = existsSync(CHROMIUM);
-if (!withChromium) {
-  if (inCi()) throw new Error(`CI requires Chromium at ${CHROMIUM} (apt-get install chromium)`);
-  const bar = '!'.repeat(78);
-  console.warn(
-    `\n${bar}\n!! ${CHROMIUM} is missing: SKIPPING the wallet-kit browser test.\n` +
-      `!! Install it with \`apt-get install chromium\`; with CI=true this is a failure.\n${bar}\n`,
-  );
-}
+const withChromium = chromiumOrSkip('the wallet-kit browser test');
 
 /** The kit's UI steps wait on Keyhold and on React: generous on a loaded 2-core machine. */
 const UI_TIMEOUT = 30_000;
@@ -174,15 +165,7 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
       apiPrivateKey: listening.apiPrivateKey,
     }).apiClient();
     app.publish(config);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        // Root has no user namespace sandbox in containers.
-        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-        '--host-resolver-rules=MAP localhost 127.0.0.1',
-      ],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {
@@ -260,17 +243,7 @@ describe.skipIf(!withChromium)('the React Wallet Kit against keyhold serve, in C
 
   it('passkey: signs up with a virtual authenticator, logs out, logs in with it', async () => {
     const { context, page } = await visitor();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    const { cdp, authenticatorId } = await addVirtualAuthenticator(page);
 
     await page.getByTestId('login').click();
     await shot(page, '07-passkey-modal');

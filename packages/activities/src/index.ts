@@ -237,6 +237,7 @@ export type {
   WebhookSubscriptionRecord,
 } from './records.js';
 export {
+  NO_RESOURCES,
   RESOURCE_KINDS,
   type ResourceLimits,
 } from './resource-limits.js';

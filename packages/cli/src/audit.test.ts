@@ -18,6 +18,7 @@ import {
   postgresReachable,
   testSchema,
 } from '../../../adapters/store-postgres/src/testing/targets.js';
+import { createApiKeyUser } from '../../server/src/__fixtures__/turnkey-server.js';
 import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
 import { type RunningServer, startServer } from './start-server.js';
 
@@ -66,19 +67,7 @@ describe.runIf(await postgresReachable())('the audit log', () => {
     const organizationId = server.organizationId!;
     const sdk = client(server.url, organizationId, root);
     const bobKey = generateApiKeyPair();
-    const { userIds } = await sdk.createUsers({
-      users: [
-        {
-          userName: 'bob',
-          userTags: [],
-          authenticators: [],
-          oauthProviders: [],
-          apiKeys: [
-            { apiKeyName: 'bob', publicKey: bobKey.publicKey, curveType: 'API_KEY_CURVE_P256' },
-          ],
-        },
-      ],
-    });
+    const bobId = await createApiKeyUser(sdk, 'bob', bobKey);
     await sdk.createPolicy({
       policyName: 'bob makes wallets with root approval',
       effect: 'EFFECT_ALLOW',
@@ -127,9 +116,9 @@ describe.runIf(await postgresReachable())('the audit log', () => {
           server.userId,
         ],
         ['activity', 'ACTIVITY_TYPE_CREATE_POLICY_V3', 'ACTIVITY_STATUS_COMPLETED', server.userId],
-        ['activity', 'ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_CONSENSUS_NEEDED', userIds[0]],
+        ['activity', 'ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_CONSENSUS_NEEDED', bobId],
         ['vote', 'ACTIVITY_TYPE_CREATE_WALLET', 'ACTIVITY_STATUS_COMPLETED', server.userId],
-        ['refusal', 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2', expect.any(String), userIds[0]],
+        ['refusal', 'ACTIVITY_TYPE_CREATE_PRIVATE_KEYS_V2', expect.any(String), bobId],
       ],
     );
     // An outside check, with SHA-256 and nothing of Keyhold's.
@@ -151,7 +140,7 @@ describe.runIf(await postgresReachable())('the audit log', () => {
     try {
       await db.query(
         `UPDATE "${schema}".audit_entries SET body = replace(body, $1, $2) WHERE seq = 3`,
-        [userIds[0], server.userId],
+        [bobId, server.userId],
       );
       const edited = await keyholdLines('audit', 'verify', '--postgres', storeUrl);
       expect(edited.code).toBe(1);

@@ -13,7 +13,7 @@
  * Without /usr/bin/chromium the file is skipped with a loud warning; with CI=true that is a
  * failure.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -24,30 +24,26 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { base58 } from '@scure/base';
-import { DEFAULT_ETHEREUM_ACCOUNTS, Turnkey } from '@turnkey/sdk-server';
-import { build } from 'esbuild';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { DEFAULT_ETHEREUM_ACCOUNTS } from '@turnkey/sdk-server';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { english, generateMnemonic, mnemonicToAccount, privateKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
+import {
+  bundlePageScript,
+  chromiumOrSkip,
+  launchChromium,
+} from '../../server/src/__fixtures__/chromium.js';
+import { type SdkClient, sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import {
+  keyholdProcess,
+  keyholdServe,
+  killKeyholdProcesses,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = fileURLToPath(new URL('../test-artifacts/frames/', import.meta.url));
 
-const inCi = (): boolean => {
-  const ci = process.env.CI;
-  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
-};
-
-const withChromium = existsSync(CHROMIUM);
-if (!withChromium) {
-  if (inCi()) throw new Error(`CI requires Chromium at ${CHROMIUM} (apt-get install chromium)`);
-  const bar = '!'.repeat(78);
-  console.warn(
-    `\n${bar}\n!! ${CHROMIUM} is missing: SKIPPING the browser frames test.\n` +
-      `!! Install it with \`apt-get install chromium\`; with CI=true this is a failure.\n${bar}\n`,
-  );
-}
+const withChromium = chromiumOrSkip('the browser frames test');
 
 /** What `window.framesParent` answers for a request to a frame. */
 interface Settled<T> {
@@ -147,7 +143,7 @@ describe.skipIf(!withChromium)('keyhold serve: the export and import frames in C
     exportFrameUrl: string;
     importFrameUrl: string;
   };
-  let api: ReturnType<Turnkey['apiClient']>;
+  let api: SdkClient;
   let browser: Browser;
   let context: BrowserContext;
   let goodOrigin: string;
@@ -162,48 +158,17 @@ describe.skipIf(!withChromium)('keyhold serve: the export and import frames in C
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const bundle = await build({
-      entryPoints: [
-        fileURLToPath(new URL('./__fixtures__/frames-parent-page.ts', import.meta.url)),
-      ],
-      bundle: true,
-      write: false,
-      platform: 'browser',
-      format: 'iife',
-      logLevel: 'silent',
-    });
-    const script = bundle.outputFiles[0]!.text;
+    const script = await bundlePageScript(
+      fileURLToPath(new URL('./__fixtures__/frames-parent-page.ts', import.meta.url)),
+    );
     good = await servePages(script);
     evil = await servePages(script);
     goodOrigin = `http://localhost:${good.port}`;
     evilOrigin = `http://127.0.0.1:${evil.port}`;
-    const run = keyholdProcess([
-      'serve',
-      '--port',
-      '0',
-      '--memory',
-      '--crypto-threads',
-      '0',
-      '--bootstrap-api-public-key',
-      root.publicKey,
-      '--frame-origins',
-      goodOrigin,
-    ]);
-    line = JSON.parse(await run.firstLine());
-    api = new Turnkey({
-      apiBaseUrl: line.url,
-      defaultOrganizationId: line.organizationId,
-      apiPrivateKey: root.privateKey,
-      apiPublicKey: root.publicKey,
-    }).apiClient();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-        '--host-resolver-rules=MAP localhost 127.0.0.1',
-      ],
-    });
+    const run = keyholdServe(root, ['--frame-origins', goodOrigin]);
+    line = await listeningLine(run);
+    api = sdkClient(line.url, line.organizationId, root);
+    browser = await launchChromium();
     context = await browser.newContext();
   }, 120_000);
 
@@ -564,7 +529,7 @@ describe('keyhold serve --frame-origins', () => {
       'none',
     ]);
     for (const run of [production, none]) {
-      const line = JSON.parse(await run.firstLine());
+      const line = await listeningLine(run);
       expect(line.exportFrameUrl).toBeUndefined();
       expect((await fetch(`${line.url}/frames/export`)).status).toBe(404);
     }

@@ -9,7 +9,6 @@
  */
 import { generateApiKeyPair } from '@keyhold/server';
 import { encryptOauth2ClientSecret } from '@turnkey/crypto';
-import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The loopback OAuth 2.0 server of the gateway's tests (test-only code, no package export).
 import {
@@ -17,7 +16,13 @@ import {
   startTestOauth2Provider,
   type TestOauth2Provider,
 } from '../../../adapters/oauth2-http/src/testing/oauth2-provider.js';
-import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
+import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import {
+  keyholdProcess,
+  keyholdServe,
+  killKeyholdProcesses,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
 let provider: TestOauth2Provider;
 const app = {
@@ -38,28 +43,15 @@ afterAll(async () => {
 describe('keyhold serve --oauth2-token-endpoint', () => {
   it('exchanges codes at the given provider; the token names this server as issuer', async () => {
     const root = generateApiKeyPair();
-    const run = keyholdProcess([
-      'serve',
-      '--port',
-      '0',
-      '--memory',
-      '--crypto-threads',
-      '0',
-      '--bootstrap-api-public-key',
-      root.publicKey,
+    const run = keyholdServe(root, [
       '--oauth2-token-endpoint',
       `x=${provider.tokenEndpoint}`,
       '--oauth2-userinfo-endpoint',
       `x=${provider.xUserInfoEndpoint}`,
     ]);
-    const line = JSON.parse(await run.firstLine());
+    const line = await listeningLine(run);
     expect(line.tlsFetcherEncryptPublicKey).toMatch(/^04[0-9a-f]{128}$/);
-    const api = new Turnkey({
-      apiBaseUrl: line.url,
-      defaultOrganizationId: line.organizationId,
-      apiPrivateKey: root.privateKey,
-      apiPublicKey: root.publicKey,
-    }).apiClient();
+    const api = sdkClient(line.url, line.organizationId, root);
     const { oauth2CredentialId } = await api.createOauth2Credential({
       provider: 'OAUTH2_PROVIDER_X',
       clientId: app.clientId,

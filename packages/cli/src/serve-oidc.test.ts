@@ -9,14 +9,19 @@ import { generateApiKeyPair } from '@keyhold/server';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { generateP256KeyPair, verifySessionJwtSignature } from '@turnkey/crypto';
-import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The loopback OpenID Provider of the server's tests (test-only code, no package export).
 import {
   type LocalOidcIssuer,
   startOidcIssuer,
 } from '../../server/src/__fixtures__/oidc-issuer.js';
-import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
+import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import {
+  keyholdProcess,
+  keyholdServe,
+  killKeyholdProcesses,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
 const nonceOf = (publicKeyHex: string) => bytesToHex(sha256(utf8ToBytes(publicKeyHex)));
 
@@ -36,25 +41,9 @@ afterAll(async () => {
 describe('keyhold serve --oidc-issuer', () => {
   it('logs in a user of the trusted issuer; refuses another issuer', async () => {
     const root = generateApiKeyPair();
-    const run = keyholdProcess([
-      'serve',
-      '--port',
-      '0',
-      '--memory',
-      '--crypto-threads',
-      '0',
-      '--bootstrap-api-public-key',
-      root.publicKey,
-      '--oidc-issuer',
-      trusted.issuer,
-    ]);
-    const line = JSON.parse(await run.firstLine());
-    const api = new Turnkey({
-      apiBaseUrl: line.url,
-      defaultOrganizationId: line.organizationId,
-      apiPrivateKey: root.privateKey,
-      apiPublicKey: root.publicKey,
-    }).apiClient();
+    const run = keyholdServe(root, ['--oidc-issuer', trusted.issuer]);
+    const line = await listeningLine(run);
+    const api = sdkClient(line.url, line.organizationId, root);
     const { subOrganizationId, rootUserIds } = await api.createSubOrganization({
       subOrganizationName: 'alice',
       rootUsers: [

@@ -20,14 +20,19 @@ import {
   verifyOtpVerificationToken,
   verifySessionJwtSignature,
 } from '@turnkey/crypto';
-import { Turnkey } from '@turnkey/sdk-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // The loopback SMTP server of the notifier's tests (test-only code, no package export).
 import {
   type SmtpMailbox,
   startSmtpMailbox,
 } from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
-import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
+import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import {
+  keyholdProcess,
+  keyholdServe,
+  killKeyholdProcesses,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
 let mailbox: SmtpMailbox;
 
@@ -39,37 +44,12 @@ afterAll(async () => {
   await mailbox.close();
 });
 
-const client = (
-  url: string,
-  organizationId: string,
-  key: { privateKey: string; publicKey: string },
-) =>
-  new Turnkey({
-    apiBaseUrl: url,
-    defaultOrganizationId: organizationId,
-    apiPrivateKey: key.privateKey,
-    apiPublicKey: key.publicKey,
-  }).apiClient();
-
 describe('keyhold serve --smtp', () => {
   it('sends the code by mail; the published clients log the user in with it', async () => {
     const root = generateApiKeyPair();
-    const run = keyholdProcess([
-      'serve',
-      '--port',
-      '0',
-      '--memory',
-      '--crypto-threads',
-      '0',
-      '--bootstrap-api-public-key',
-      root.publicKey,
-      '--smtp',
-      mailbox.url,
-      '--email-from',
-      'login@keyhold.test',
-    ]);
-    const line = JSON.parse(await run.firstLine());
-    const api = client(line.url, line.organizationId, root);
+    const run = keyholdServe(root, ['--smtp', mailbox.url, '--email-from', 'login@keyhold.test']);
+    const line = await listeningLine(run);
+    const api = sdkClient(line.url, line.organizationId, root);
     const { subOrganizationId, rootUserIds } = await api.createSubOrganization({
       subOrganizationName: 'alice',
       rootUsers: [
@@ -142,24 +122,10 @@ describe('keyhold serve --smtp', () => {
   it('without --smtp: a JSON line on stderr in development, a clear refusal in production', async () => {
     const root = generateApiKeyPair();
     const start = (env: string) =>
-      keyholdProcess(
-        [
-          'serve',
-          '--port',
-          '0',
-          '--memory',
-          '--crypto-threads',
-          '0',
-          '--env',
-          env,
-          '--bootstrap-api-public-key',
-          root.publicKey,
-        ],
-        { KEYHOLD_MASTER_KEY: '42'.repeat(32) },
-      );
+      keyholdServe(root, ['--env', env], { env: { KEYHOLD_MASTER_KEY: '42'.repeat(32) } });
     const dev = start('development');
-    const devLine = JSON.parse(await dev.firstLine());
-    await client(devLine.url, devLine.organizationId, root).initOtp({
+    const devLine = await listeningLine(dev);
+    await sdkClient(devLine.url, devLine.organizationId, root).initOtp({
       otpType: 'OTP_TYPE_SMS',
       contact: '+1 555 555 0100',
       appName: 'Acme',
@@ -178,8 +144,8 @@ describe('keyhold serve --smtp', () => {
     expect(await dev.exit()).toBe(0);
 
     const prod = start('production');
-    const prodLine = JSON.parse(await prod.firstLine());
-    const refused = await client(prodLine.url, prodLine.organizationId, root)
+    const prodLine = await listeningLine(prod);
+    const refused = await sdkClient(prodLine.url, prodLine.organizationId, root)
       .initOtp({ otpType: 'OTP_TYPE_EMAIL', contact: 'a@example.com', appName: 'Acme' })
       .catch((e: Error) => e);
     expect(String(refused)).toContain('no transport configured for this channel');
@@ -201,20 +167,12 @@ describe('keyhold serve --smtp', () => {
     await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
     try {
       const root = generateApiKeyPair();
-      const run = keyholdProcess([
-        'serve',
-        '--port',
-        '0',
-        '--memory',
-        '--crypto-threads',
-        '0',
-        '--bootstrap-api-public-key',
-        root.publicKey,
+      const run = keyholdServe(root, [
         '--sms-url',
         `http://key:pw@127.0.0.1:${(gateway.address() as AddressInfo).port}/send`,
       ]);
-      const line = JSON.parse(await run.firstLine());
-      await client(line.url, line.organizationId, root).initOtp({
+      const line = await listeningLine(run);
+      await sdkClient(line.url, line.organizationId, root).initOtp({
         otpType: 'OTP_TYPE_SMS',
         contact: '+15555550100',
         appName: 'Acme',

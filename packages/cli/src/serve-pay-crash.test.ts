@@ -19,7 +19,12 @@ import {
   type AnvilUsdc,
   startAnvilUsdc,
 } from '../../../adapters/chain-evm-viem/src/testing/anvil-usdc.js';
-import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
+import {
+  keyholdServe,
+  killKeyholdProcesses,
+  type ListeningLine,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 import { parseEvmRpcFlags } from './evm-rpc-flags.js';
 import { runServeCommand } from './serve-command.js';
 
@@ -37,23 +42,11 @@ afterAll(async () => {
   rmSync(data, { recursive: true, force: true });
 });
 
-const serve = (...extra: string[]) =>
-  keyholdProcess([
-    'serve',
-    '--data',
-    data,
-    '--port',
-    '0',
-    '--http',
-    'koa',
-    '--crypto-threads',
-    '0',
-    '--bootstrap-api-public-key',
-    root.publicKey,
-    '--evm-rpc',
-    `base-sepolia=${anvil.rpcUrl}`,
-    ...extra,
-  ]);
+/** The gateway's members of the listening line. */
+type PayListening = ListeningLine & { readonly payUrl: string; readonly paySignerAddress: string };
+
+const serve = () =>
+  keyholdServe(root, ['--http', 'koa', '--evm-rpc', `base-sepolia=${anvil.rpcUrl}`], { data });
 
 describe('keyhold serve --evm-rpc', () => {
   it('refuses --evm-rpc without an organization for the settlement key, and a malformed one', async () => {
@@ -83,7 +76,7 @@ describe('keyhold serve --evm-rpc', () => {
 
   it('serves the gateway at <url>/pay; a kill -9 between submission and receipt pays once', async () => {
     const first = serve();
-    const line = JSON.parse(await first.firstLine());
+    const line = await listeningLine<PayListening>(first);
     expect(line).toMatchObject({ event: 'listening', payUrl: `${line.url}/pay` });
     expect(line.paySignerAddress).toMatch(/^0x[0-9a-fA-F]{40}$/);
     const signer = line.paySignerAddress as Address;
@@ -150,7 +143,7 @@ describe('keyhold serve --evm-rpc', () => {
 
     // The restarted server finds the record and settles it from the chain (its reconciler).
     const second = serve();
-    const again = JSON.parse(await second.firstLine());
+    const again = await listeningLine<PayListening>(second);
     expect(again.paySignerAddress).toBe(signer);
     await expect
       .poll(

@@ -5,61 +5,33 @@
  * variable) refuses a wallet past its limit with the same message; a bad value of either is a
  * usage error that names the flag.
  */
-import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { generateApiKeyPair } from '@keyhold/server';
+import { DEFAULT_ETHEREUM_ACCOUNTS } from '@turnkey/sdk-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rejection, sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import {
+  keyholdProcess,
+  keyholdServe,
+  killKeyholdProcesses,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const children: ChildProcessWithoutNullStreams[] = [];
-const CLI = ['--import', 'tsx', '--conditions=keyhold-source', 'packages/cli/src/main.ts', 'serve'];
-afterAll(async () => {
-  for (const child of children) {
-    child.kill('SIGTERM');
-    if (child.exitCode === null) await once(child, 'exit');
-  }
-});
+/** Production wants a master key; development takes one as well. */
+const MASTER_KEY = { KEYHOLD_MASTER_KEY: '11'.repeat(32) };
+afterAll(killKeyholdProcesses);
 
 describe('keyhold serve --signing-quota', () => {
   it('free-tier: 25 signatures a month, then the over-quota message', async () => {
     const key = generateApiKeyPair();
-    const child = spawn(
-      process.execPath,
-      [
-        ...CLI,
-        '--port',
-        '0',
-        '--memory',
-        '--bootstrap-api-public-key',
-        key.publicKey,
-        '--signing-quota',
-        'free-tier',
-        '--quota-contact',
-        'ops@example.com',
-      ],
-      { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: '11'.repeat(32) } },
+    const line = await listeningLine(
+      keyholdServe(key, ['--signing-quota', 'free-tier', '--quota-contact', 'ops@example.com'], {
+        env: MASTER_KEY,
+      }),
     );
-    children.push(child);
-    child.stderr.resume();
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const line = JSON.parse((await lines.next()).value as string) as {
-      url: string;
-      organizationId: string;
-    };
     const client = sdkClient(line.url, line.organizationId, key);
     const { addresses } = await client.createWallet({
       walletName: 'w',
-      accounts: [
-        {
-          curve: 'CURVE_SECP256K1',
-          pathFormat: 'PATH_FORMAT_BIP32',
-          path: "m/44'/60'/0'/0/0",
-          addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-        },
-      ],
+      accounts: DEFAULT_ETHEREUM_ACCOUNTS,
     });
     const sign = () =>
       client.signRawPayload({
@@ -75,13 +47,10 @@ describe('keyhold serve --signing-quota', () => {
     );
   }, 60_000);
 
-  it('a bad value is a usage error naming the flag', () => {
-    const run = spawnSync(process.execPath, [...CLI, '--memory', '--signing-quota', 'lots'], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    expect(run.status).toBe(2);
-    expect(run.stderr).toContain(
+  it('a bad value is a usage error naming the flag', async () => {
+    const run = keyholdProcess(['serve', '--memory', '--signing-quota', 'lots']);
+    expect(await run.exit()).toBe(2);
+    expect(run.stderr()).toContain(
       '--signing-quota must be a number of signatures a month or free-tier',
     );
   });
@@ -90,35 +59,20 @@ describe('keyhold serve --signing-quota', () => {
 describe('keyhold serve --resource-limits', () => {
   it('from KEYHOLD_RESOURCE_LIMITS: a wallet past the limit is refused with the over-quota message', async () => {
     const key = generateApiKeyPair();
-    const child = spawn(
-      process.execPath,
-      [...CLI, '--port', '0', '--memory', '--bootstrap-api-public-key', key.publicKey],
-      {
-        cwd: root,
+    const line = await listeningLine(
+      keyholdServe(key, [], {
         env: {
-          ...process.env,
-          KEYHOLD_MASTER_KEY: '11'.repeat(32),
+          ...MASTER_KEY,
           KEYHOLD_RESOURCE_LIMITS: 'wallets=1, walletAccounts=5',
           KEYHOLD_QUOTA_CONTACT: 'ops@example.com',
         },
-      },
+      }),
     );
-    children.push(child);
-    child.stderr.resume();
-    const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-    const line = JSON.parse((await lines.next()).value as string) as {
-      url: string;
-      organizationId: string;
-    };
     const client = sdkClient(line.url, line.organizationId, key);
-    const account = {
-      curve: 'CURVE_SECP256K1',
-      pathFormat: 'PATH_FORMAT_BIP32',
-      path: "m/44'/60'/0'/0/0",
-      addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-    } as const;
-    await client.createWallet({ walletName: 'one', accounts: [account] });
-    const over = await rejection(client.createWallet({ walletName: 'two', accounts: [account] }));
+    await client.createWallet({ walletName: 'one', accounts: DEFAULT_ETHEREUM_ACCOUNTS });
+    const over = await rejection(
+      client.createWallet({ walletName: 'two', accounts: DEFAULT_ETHEREUM_ACCOUNTS }),
+    );
     expect(over.message).toContain(
       'this organization cannot execute activities because it is over its allotted quota. Please reach out to the team (ops@example.com) for more information.',
     );
@@ -132,13 +86,10 @@ describe('keyhold serve --resource-limits', () => {
     ],
     ['wallets=ten', 'wallets must be a whole number, got "ten"'],
     ['wallets=1,wallets=2', 'wallets is given twice'],
-  ])('%s is a usage error naming the flag', (value, message) => {
-    const run = spawnSync(process.execPath, [...CLI, '--memory', '--resource-limits', value], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    expect(run.status).toBe(2);
-    expect(run.stderr).toContain('--resource-limits');
-    expect(run.stderr).toContain(message);
+  ])('%s is a usage error naming the flag', async (value, message) => {
+    const run = keyholdProcess(['serve', '--memory', '--resource-limits', value]);
+    expect(await run.exit()).toBe(2);
+    expect(run.stderr()).toContain('--resource-limits');
+    expect(run.stderr()).toContain(message);
   });
 });

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateApiKeyPair } from '@keyhold/server';
-import { Turnkey } from '@turnkey/sdk-server';
+import { DEFAULT_ETHEREUM_ACCOUNTS } from '@turnkey/sdk-server';
 import type { Address, Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,13 @@ import {
   type AnvilUsdc,
   startAnvilUsdc,
 } from '../../../adapters/chain-evm-viem/src/testing/anvil-usdc.js';
-import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
+import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import {
+  keyholdServe,
+  killKeyholdProcesses,
+  type ListeningLine,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
 let anvil: AnvilUsdc;
 const data = mkdtempSync(join(tmpdir(), 'keyhold-sendtx-'));
@@ -33,44 +39,17 @@ afterAll(async () => {
   rmSync(data, { recursive: true, force: true });
 });
 
-const serve = () =>
-  keyholdProcess([
-    'serve',
-    '--data',
-    data,
-    '--port',
-    '0',
-    '--crypto-threads',
-    '0',
-    '--bootstrap-api-public-key',
-    root.publicKey,
-    '--evm-rpc',
-    `base-sepolia=${anvil.rpcUrl}`,
-  ]);
+const serve = () => keyholdServe(root, ['--evm-rpc', `base-sepolia=${anvil.rpcUrl}`], { data });
 
-const client = (url: string, organizationId: string) =>
-  new Turnkey({
-    apiBaseUrl: url,
-    apiPublicKey: root.publicKey,
-    apiPrivateKey: root.privateKey,
-    defaultOrganizationId: organizationId,
-  }).apiClient();
+const client = (line: ListeningLine) => sdkClient(line.url, line.organizationId, root);
 
 describe('keyhold serve --evm-rpc: ETH_SEND_TRANSACTION', () => {
   it('a kill -9 that loses the broadcast loses no transaction and sends none twice', async () => {
     const first = serve();
-    const line = JSON.parse(await first.firstLine());
-    const sdk = client(line.url, line.organizationId);
+    const sdk = client(await listeningLine(first));
     const { addresses } = await sdk.createWallet({
       walletName: 'hot',
-      accounts: [
-        {
-          curve: 'CURVE_SECP256K1',
-          pathFormat: 'PATH_FORMAT_BIP32',
-          path: "m/44'/60'/0'/0/0",
-          addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-        },
-      ],
+      accounts: DEFAULT_ETHEREUM_ACCOUNTS,
     });
     const sender = addresses[0] as Address;
     await anvil.fund(sender);
@@ -94,8 +73,7 @@ describe('keyhold serve --evm-rpc: ETH_SEND_TRANSACTION', () => {
     );
 
     const second = serve();
-    const again = JSON.parse(await second.firstLine());
-    const restarted = client(again.url, again.organizationId);
+    const restarted = client(await listeningLine(second));
     const resent = await restarted.getSendTransactionStatus({ sendTransactionStatusId });
     expect(resent).toEqual({ txStatus: 'BROADCASTED', eth: { txHash: hash } });
     await anvil.test.mine({ blocks: 1 });

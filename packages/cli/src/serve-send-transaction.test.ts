@@ -11,9 +11,7 @@ import { type EvmSendChain, sendTransactionChainsOf } from '@keyhold/activities'
 import { createViemEvmSendChain } from '@keyhold/chain-evm-viem';
 import { generateApiKeyPair } from '@keyhold/server';
 import { MemoryStore } from '@keyhold/store-memory';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { TurnkeyClient } from '@turnkey/http';
-import { Turnkey } from '@turnkey/sdk-server';
+import { DEFAULT_ETHEREUM_ACCOUNTS } from '@turnkey/sdk-server';
 import { type Address, encodeFunctionData, type Hex, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { baseSepolia } from 'viem/chains';
@@ -22,6 +20,13 @@ import {
   type AnvilUsdc,
   startAnvilUsdc,
 } from '../../../adapters/chain-evm-viem/src/testing/anvil-usdc.js';
+import {
+  createApiKeyUser,
+  errorCodeOf,
+  httpClient,
+  sdkClient,
+  stampedPost,
+} from '../../server/src/__fixtures__/turnkey-server.js';
 import { type RunningServer, startServer } from './start-server.js';
 
 const CAIP2 = 'eip155:84532';
@@ -33,38 +38,12 @@ const root = generateApiKeyPair();
 /** Drops the next broadcast, as a crash between the commit and the broadcast would. */
 const faults = { dropNextBroadcast: false };
 
-function sdk(key = root) {
-  return new Turnkey({
-    apiBaseUrl: server.url,
-    apiPublicKey: key.publicKey,
-    apiPrivateKey: key.privateKey,
-    defaultOrganizationId: server.organizationId!,
-  }).apiClient();
-}
+const sdk = (key = root) => sdkClient(server.url, server.organizationId!, key);
 
-function http(key = root) {
-  return new TurnkeyClient(
-    { baseUrl: server.url },
-    new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }),
-  );
-}
+const http = (key = root) => httpClient(server.url, key);
 
 /** A stamped POST; the status and the JSON body. */
-async function post(path: string, body: unknown, key = root) {
-  const text = JSON.stringify(body);
-  const stamper = new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
-  const { stampHeaderName, stampHeaderValue } = await stamper.stamp(text);
-  const response = await fetch(`${server.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', [stampHeaderName]: stampHeaderValue },
-    body: text,
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    json: (await response.json()) as Record<string, any>,
-  };
-}
+const post = (path: string, body: unknown, key = root) => stampedPost(server.url, path, body, key);
 
 /** Submits an activity body; `timestampMs` fixed when given (the same body twice). */
 function submit(
@@ -85,8 +64,6 @@ function submit(
   );
 }
 
-const errorCodeOf = (json: Record<string, any>) => json.details?.[0]?.errorCode as string;
-
 async function activityCount(): Promise<number> {
   const { activities } = await sdk().getActivities({});
   return activities.length;
@@ -96,14 +73,7 @@ async function activityCount(): Promise<number> {
 async function newAccount(name: string): Promise<Address> {
   const { addresses } = await sdk().createWallet({
     walletName: name,
-    accounts: [
-      {
-        curve: 'CURVE_SECP256K1',
-        pathFormat: 'PATH_FORMAT_BIP32',
-        path: "m/44'/60'/0'/0/0",
-        addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-      },
-    ],
+    accounts: DEFAULT_ETHEREUM_ACCOUNTS,
   });
   return addresses[0] as Address;
 }
@@ -334,19 +304,7 @@ describe('ETH_SEND_TRANSACTION', () => {
     const allowed = privateKeyToAccount(generatePrivateKey()).address;
     const other = privateKeyToAccount(generatePrivateKey()).address;
     const bobKey = generateApiKeyPair();
-    await sdk().createUsers({
-      users: [
-        {
-          userName: 'bob',
-          userTags: [],
-          authenticators: [],
-          oauthProviders: [],
-          apiKeys: [
-            { apiKeyName: 'bob', publicKey: bobKey.publicKey, curveType: 'API_KEY_CURVE_P256' },
-          ],
-        },
-      ],
-    });
+    await createApiKeyUser(sdk(), 'bob', bobKey);
     await sdk().createPolicy({
       policyName: 'bob pays one address from the sender',
       effect: 'EFFECT_ALLOW',
@@ -369,19 +327,7 @@ describe('ETH_SEND_TRANSACTION', () => {
   it('waits for consensus like any activity: broadcast only once the root user approves', async () => {
     const payee = privateKeyToAccount(generatePrivateKey()).address;
     const carolKey = generateApiKeyPair();
-    await sdk().createUsers({
-      users: [
-        {
-          userName: 'carol',
-          userTags: [],
-          authenticators: [],
-          oauthProviders: [],
-          apiKeys: [
-            { apiKeyName: 'carol', publicKey: carolKey.publicKey, curveType: 'API_KEY_CURVE_P256' },
-          ],
-        },
-      ],
-    });
+    await createApiKeyUser(sdk(), 'carol', carolKey);
     await sdk().createPolicy({
       policyName: 'carol pays with root approval',
       effect: 'EFFECT_ALLOW',

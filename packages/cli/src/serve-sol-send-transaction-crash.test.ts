@@ -11,26 +11,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateApiKeyPair } from '@keyhold/server';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import {
-  AccountRole,
-  address,
-  appendTransactionMessageInstruction,
-  type Blockhash,
-  compileTransaction,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getTransactionEncoder,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-} from '@solana/kit';
-import { Turnkey } from '@turnkey/sdk-server';
+import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type LiteSvmRpc,
   startLiteSvmRpc,
 } from '../../../adapters/chain-solana/src/testing/litesvm-rpc.js';
-import { keyholdProcess, killKeyholdProcesses } from './__fixtures__/keyhold-process.js';
+import { unsignedSystemTransfer } from '../../../adapters/chain-solana/src/testing/system-transfer.js';
+import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
+import {
+  keyholdServe,
+  killKeyholdProcesses,
+  type ListeningLine,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
 let rpc: LiteSvmRpc;
 const data = mkdtempSync(join(tmpdir(), 'keyhold-soltx-'));
@@ -46,63 +40,18 @@ afterAll(async () => {
   rmSync(data, { recursive: true, force: true });
 });
 
-const serve = () =>
-  keyholdProcess([
-    'serve',
-    '--data',
-    data,
-    '--port',
-    '0',
-    '--crypto-threads',
-    '0',
-    '--bootstrap-api-public-key',
-    root.publicKey,
-    '--solana-rpc',
-    rpc.url,
-  ]);
+const serve = () => keyholdServe(root, ['--solana-rpc', rpc.url], { data });
 
-const client = (url: string, organizationId: string) =>
-  new Turnkey({
-    apiBaseUrl: url,
-    apiPublicKey: root.publicKey,
-    apiPrivateKey: root.privateKey,
-    defaultOrganizationId: organizationId,
-  }).apiClient();
+const client = (line: ListeningLine) => sdkClient(line.url, line.organizationId, root);
 
-/** An unsigned System transfer (kit), zero signature slot for `from`. */
-function transfer(from: string, to: string, lamports: bigint): string {
-  const data = new Uint8Array(12);
-  new DataView(data.buffer).setUint32(0, 2, true);
-  new DataView(data.buffer).setBigUint64(4, lamports, true);
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(address(from), m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: rpc.svm.latestBlockhash() as Blockhash, lastValidBlockHeight: 0n },
-        m,
-      ),
-    (m) =>
-      appendTransactionMessageInstruction(
-        {
-          programAddress: address('11111111111111111111111111111111'),
-          accounts: [
-            { address: address(from), role: AccountRole.WRITABLE_SIGNER },
-            { address: address(to), role: AccountRole.WRITABLE },
-          ],
-          data,
-        },
-        m,
-      ),
-  );
-  return bytesToHex(Uint8Array.from(getTransactionEncoder().encode(compileTransaction(message))));
-}
+/** An unsigned System transfer (kit), zero signature slot for `from`; hex. */
+const transfer = (from: string, to: string, lamports: bigint): string =>
+  bytesToHex(unsignedSystemTransfer({ from, to, lamports, blockhash: rpc.svm.latestBlockhash() }));
 
 describe('keyhold serve --solana-rpc: SOL_SEND_TRANSACTION', () => {
   it('a kill -9 after a lost send loses no transaction and sends none twice', async () => {
     const first = serve();
-    const line = JSON.parse(await first.firstLine());
-    const sdk = client(line.url, line.organizationId);
+    const sdk = client(await listeningLine(first));
     const { addresses } = await sdk.createWallet({
       walletName: 'hot',
       accounts: [
@@ -131,8 +80,7 @@ describe('keyhold serve --solana-rpc: SOL_SEND_TRANSACTION', () => {
     expect(rpc.balance(payee)).toBe(0n);
 
     const second = serve();
-    const again = JSON.parse(await second.firstLine());
-    const restarted = client(again.url, again.organizationId);
+    const restarted = client(await listeningLine(second));
     const resent = await restarted.getSendTransactionStatus({ sendTransactionStatusId });
     expect(resent.txStatus).toBe('BROADCASTED');
     const included = await restarted.getSendTransactionStatus({ sendTransactionStatusId });

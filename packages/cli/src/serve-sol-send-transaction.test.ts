@@ -12,31 +12,24 @@ import { type MessageKey, Messages } from '@keyhold/protocol';
 import { generateApiKeyPair } from '@keyhold/server';
 import { MemoryStore } from '@keyhold/store-memory';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import {
-  AccountRole,
-  address,
-  appendTransactionMessageInstruction,
-  type Blockhash,
-  compileTransaction,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getTransactionEncoder,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-} from '@solana/kit';
-import { ApiKeyStamper } from '@turnkey/api-key-stamper';
-import { Turnkey } from '@turnkey/sdk-server';
+import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type LiteSvmRpc,
   startLiteSvmRpc,
 } from '../../../adapters/chain-solana/src/testing/litesvm-rpc.js';
+import { unsignedSystemTransfer } from '../../../adapters/chain-solana/src/testing/system-transfer.js';
+import {
+  createApiKeyUser,
+  errorCodeOf,
+  type StampedAnswer,
+  sdkClient,
+  stampedPost,
+} from '../../server/src/__fixtures__/turnkey-server.js';
 import { runServeCommand } from './serve-command.js';
 import { type RunningServer, startServer } from './start-server.js';
 
 const DEVNET = 'solana:devnet';
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
 /** The all-zero blockhash a client leaves for the sender to fill. */
 const PLACEHOLDER_BLOCKHASH = '11111111111111111111111111111111';
 /** Above the rent-exempt minimum of an empty account (890 880 lamports). */
@@ -47,31 +40,12 @@ let rpc: LiteSvmRpc;
 let server: RunningServer;
 const root = generateApiKeyPair();
 
-function sdk(key = root, target: RunningServer = server) {
-  return new Turnkey({
-    apiBaseUrl: target.url,
-    apiPublicKey: key.publicKey,
-    apiPrivateKey: key.privateKey,
-    defaultOrganizationId: target.organizationId!,
-  }).apiClient();
-}
+const sdk = (key = root, target: RunningServer = server) =>
+  sdkClient(target.url, target.organizationId!, key);
 
 /** A stamped POST to `target`; the status, headers and JSON body. */
-async function post(path: string, body: unknown, key = root, target: RunningServer = server) {
-  const text = JSON.stringify(body);
-  const stamper = new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
-  const { stampHeaderName, stampHeaderValue } = await stamper.stamp(text);
-  const response = await fetch(`${target.url}${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', [stampHeaderName]: stampHeaderValue },
-    body: text,
-  });
-  return {
-    status: response.status,
-    headers: response.headers,
-    json: (await response.json()) as Record<string, any>,
-  };
-}
+const post = (path: string, body: unknown, key = root, target: RunningServer = server) =>
+  stampedPost(target.url, path, body, key);
 
 /** Submits a SOL_SEND_TRANSACTION body (V2 unless told); `timestampMs` fixed when given. */
 function submit(
@@ -95,10 +69,8 @@ function submit(
   );
 }
 
-const errorCodeOf = (json: Record<string, any>) => json.details?.[0]?.errorCode as string;
-
 /** The refusal is the catalogue's entry: its errorCode and its exact message. */
-function expectRefusal(json: Record<string, any>, key: MessageKey) {
+function expectRefusal(json: StampedAnswer['json'], key: MessageKey) {
   expect([errorCodeOf(json), json.message]).toEqual([
     Messages[key].errorCode,
     Messages[key].message,
@@ -128,44 +100,9 @@ async function newAccount(name: string, target: RunningServer = server): Promise
 
 const newAddress = async () => (await generateKeyPairSigner()).address as string;
 
-/**
- * An unsigned System Program transfer built with `@solana/kit`: the full wire form with a zero
- * signature slot for each signer (the fee payer, and `from` when another account pays the fee).
- */
-function transfer(
-  from: string,
-  to: string,
-  lamports: bigint,
-  blockhash: string,
-  feePayer = from,
-): Uint8Array {
-  const data = new Uint8Array(12);
-  const view = new DataView(data.buffer);
-  view.setUint32(0, 2, true); // SystemInstruction::Transfer
-  view.setBigUint64(4, lamports, true);
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayer(address(feePayer), m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: blockhash as Blockhash, lastValidBlockHeight: 0n },
-        m,
-      ),
-    (m) =>
-      appendTransactionMessageInstruction(
-        {
-          programAddress: address(SYSTEM_PROGRAM),
-          accounts: [
-            { address: address(from), role: AccountRole.WRITABLE_SIGNER },
-            { address: address(to), role: AccountRole.WRITABLE },
-          ],
-          data,
-        },
-        m,
-      ),
-  );
-  return Uint8Array.from(getTransactionEncoder().encode(compileTransaction(message)));
-}
+/** An unsigned System Program transfer (see `unsignedSystemTransfer`). */
+const transfer = (from: string, to: string, lamports: bigint, blockhash: string, feePayer = from) =>
+  unsignedSystemTransfer({ from, to, lamports, blockhash, feePayer });
 
 const hexOf = (bytes: Uint8Array) => bytesToHex(bytes);
 const base64Of = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
@@ -248,19 +185,7 @@ describe('SOL_SEND_TRANSACTION', () => {
     const allowed = await newAddress();
     const denied = await newAddress();
     const bobKey = generateApiKeyPair();
-    await sdk().createUsers({
-      users: [
-        {
-          userName: 'bob',
-          userTags: [],
-          authenticators: [],
-          oauthProviders: [],
-          apiKeys: [
-            { apiKeyName: 'bob', publicKey: bobKey.publicKey, curveType: 'API_KEY_CURVE_P256' },
-          ],
-        },
-      ],
-    });
+    await createApiKeyUser(sdk(), 'bob', bobKey);
     await sdk().createPolicy({
       policyName: 'bob sends SOL from the sender to one address',
       effect: 'EFFECT_ALLOW',
@@ -319,19 +244,7 @@ describe('SOL_SEND_TRANSACTION', () => {
   it('waits for consensus like any activity: sent only once the root user approves', async () => {
     const payee = await newAddress();
     const carolKey = generateApiKeyPair();
-    await sdk().createUsers({
-      users: [
-        {
-          userName: 'carol',
-          userTags: [],
-          authenticators: [],
-          oauthProviders: [],
-          apiKeys: [
-            { apiKeyName: 'carol', publicKey: carolKey.publicKey, curveType: 'API_KEY_CURVE_P256' },
-          ],
-        },
-      ],
-    });
+    await createApiKeyUser(sdk(), 'carol', carolKey);
     await sdk().createPolicy({
       policyName: 'carol pays with root approval',
       effect: 'EFFECT_ALLOW',

@@ -5,50 +5,30 @@
  * processes, a real receiver on 127.0.0.1, the published `@turnkey/sdk-server` client.
  */
 
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { generateApiKeyPair } from '@keyhold/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sdkClient } from '../../server/src/__fixtures__/turnkey-server.js';
-import { keyholdNodeArgs } from './__fixtures__/keyhold-process.js';
+import {
+  keyholdServe,
+  killKeyholdProcesses,
+  listeningLine,
+} from './__fixtures__/keyhold-process.js';
 
-const root = fileURLToPath(new URL('../../../', import.meta.url));
-const children: ChildProcessWithoutNullStreams[] = [];
 const INVALID_WEBHOOK_URL = 'invalid webhook url: it must be an absolute https:// URL';
 
 /** `keyhold serve --memory` with `args`: its listening line and a client of its organization. */
 async function serve(...args: string[]) {
   const key = generateApiKeyPair();
-  const child = spawn(
-    process.execPath,
-    keyholdNodeArgs([
-      'serve',
-      '--port',
-      '0',
-      '--memory',
-      '--bootstrap-api-public-key',
-      key.publicKey,
-      ...args,
-    ]),
-    // Production wants a master key; development takes one as well.
-    { cwd: root, env: { ...process.env, KEYHOLD_MASTER_KEY: '11'.repeat(32) } },
-  );
-  children.push(child);
-  child.stderr.resume();
-  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
-  const line = JSON.parse((await lines.next()).value as string) as {
-    url: string;
-    organizationId: string;
-  };
+  // Production wants a master key; development takes one as well.
+  const run = keyholdServe(key, args, { env: { KEYHOLD_MASTER_KEY: '11'.repeat(32) } });
+  const line = await listeningLine(run);
   return {
     client: sdkClient(line.url, line.organizationId, key),
     stop: async () => {
-      child.kill('SIGTERM');
-      if (child.exitCode === null) await once(child, 'exit');
+      run.child.kill('SIGTERM');
+      await run.exit();
     },
   };
 }
@@ -70,7 +50,7 @@ beforeAll(async () => {
   ({ port } = receiver.address() as AddressInfo);
 });
 afterAll(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  killKeyholdProcesses();
   receiver.closeAllConnections();
   await new Promise((resolve) => receiver.close(resolve));
 });

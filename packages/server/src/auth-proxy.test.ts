@@ -23,9 +23,8 @@ import { smtpNotifier } from '@keyhold/notifier-smtp';
 import { HttpOauth2Gateway } from '@keyhold/oauth2-http';
 import { joseOidcVerifier } from '@keyhold/oidc-jose';
 import { RedisRateLimiter } from '@keyhold/ratelimit-redis';
-import { p256 } from '@noble/curves/nist.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { ApiKeyStamper } from '@turnkey/api-key-stamper';
 import {
   decodeVerificationToken,
@@ -40,6 +39,7 @@ import {
   encryptOtpCodeToBundle,
   verifySessionJwtSignature,
 } from '@turnkey/crypto';
+import { DEFAULT_ETHEREUM_ACCOUNTS } from '@turnkey/sdk-server';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -51,6 +51,7 @@ import {
   startTestOauth2Provider,
   type TestOauth2Provider,
 } from '../../../adapters/oauth2-http/src/testing/oauth2-provider.js';
+import { clientSignatureFor } from './__fixtures__/client-signature.js';
 import { type LocalOidcIssuer, startOidcIssuer } from './__fixtures__/oidc-issuer.js';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
@@ -63,19 +64,6 @@ import { type ApiKeyPair, generateApiKeyPair } from './api-key-signer.js';
 
 const ORIGIN = 'https://app.example.com';
 const APP = 'wallet-app';
-
-/** A raw r‖s client signature over sha256(message), as core's `signWithApiKey` makes it. */
-function clientSignature(key: ApiKeyPair, message: string) {
-  const signature = p256.sign(sha256(utf8ToBytes(message)), hexToBytes(key.privateKey), {
-    prehash: false,
-  });
-  return {
-    publicKey: key.publicKey,
-    scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256' as const,
-    message,
-    signature: bytesToHex(signature),
-  };
-}
 
 /** The header core's AttestedStamper sends (see attested-stamp.test.ts). */
 async function attestedHeader(key: ApiKeyPair, attestation: string, body: string) {
@@ -293,7 +281,7 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     expect(publicKey).toBe(sessionKey.publicKey);
     const signedUp = await proxy.proxySignupV2({
       ...signUpBody,
-      clientSignature: clientSignature(sessionKey, message),
+      clientSignature: clientSignatureFor(sessionKey, message),
     });
     expect(signedUp.organizationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(signedUp.userId).toMatch(/^[0-9a-f-]{36}$/);
@@ -337,14 +325,7 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     const asUser = sdkClient(kh.server.url, signedUp.organizationId, loginKey);
     const wallet = await asUser.createWallet({
       walletName: 'main',
-      accounts: [
-        {
-          curve: 'CURVE_SECP256K1',
-          pathFormat: 'PATH_FORMAT_BIP32',
-          path: "m/44'/60'/0'/0/0",
-          addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-        },
-      ],
+      accounts: DEFAULT_ETHEREUM_ACCOUNTS,
     });
     expect(wallet.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
     expect(wallet.addresses[0]).toMatch(/^0x[0-9a-fA-F]{40}$/);
@@ -374,7 +355,7 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     const request = {
       verificationToken: token,
       publicKey: key.publicKey,
-      clientSignature: clientSignature(key, message),
+      clientSignature: clientSignatureFor(key, message),
     };
     const { session } = await proxyClient().proxyOtpLoginV2(request);
     expect(JSON.parse(atob(session.split('.')[1]!))).toMatchObject({
@@ -383,14 +364,7 @@ describe('the auth proxy, through @turnkey/core 2.8.1', () => {
     });
     const wallet = await sdkClient(kh.server.url, created.subOrganizationId, key).createWallet({
       walletName: 'w',
-      accounts: [
-        {
-          curve: 'CURVE_SECP256K1',
-          pathFormat: 'PATH_FORMAT_BIP32',
-          path: "m/44'/60'/0'/0/0",
-          addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-        },
-      ],
+      accounts: DEFAULT_ETHEREUM_ACCOUNTS,
     });
     expect(wallet.activity.status).toBe('ACTIVITY_STATUS_COMPLETED');
 
@@ -671,7 +645,7 @@ describe('the auth proxy on the Koa adapter and embedded PGlite, and its V1 rout
     const signedUp = await post('signup', {
       userEmail: email,
       verificationToken: token,
-      clientSignature: clientSignature(
+      clientSignature: clientSignatureFor(
         key,
         getClientSignatureMessageForSignup({ verificationToken: token, email }).message,
       ),

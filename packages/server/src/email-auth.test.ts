@@ -21,9 +21,7 @@
 import { type Clock, type NotifierMessage, notifierByChannel } from '@keyhold/activities';
 import { SoftwarePasskey } from '@keyhold/conformance';
 import { smtpNotifier } from '@keyhold/notifier-smtp';
-import { p256 } from '@noble/curves/nist.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import {
   decryptCredentialBundle,
   encryptOtpCodeToBundle,
@@ -38,6 +36,7 @@ import {
   type SmtpMailbox,
   startSmtpMailbox,
 } from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
+import { clientSignatureFor } from './__fixtures__/client-signature.js';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
   rejection,
@@ -108,19 +107,6 @@ function post<T>(client: SdkClient, path: string, body: unknown): Promise<T> {
     request: (path: string, body: unknown) => Promise<T>;
   };
   return request.call(client, path, body);
-}
-
-/** The client signature of wire-compat §1.4: raw r ‖ s over sha256(message). */
-function clientSignatureFor(key: { privateKey: string; publicKey: string }, message: string) {
-  const signature = p256.sign(sha256(utf8ToBytes(message)), hexToBytes(key.privateKey), {
-    prehash: false,
-  });
-  return {
-    publicKey: key.publicKey,
-    scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256' as const,
-    message,
-    signature: bytesToHex(signature),
-  };
 }
 
 describe.each(STORE_TARGETS)(

@@ -7,16 +7,13 @@
 import type { RunningServer } from '@keyhold/cli';
 import { decryptExportBundle, generateP256KeyPair } from '@turnkey/crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type SdkClient, startTurnkeyServer } from './__fixtures__/turnkey-server.js';
+import {
+  ethereumAccountAt,
+  type SdkClient,
+  startTurnkeyServer,
+} from './__fixtures__/turnkey-server.js';
 import type { KeyholdClient } from './keyhold-client.js';
 
-const ETH = (index: number) =>
-  ({
-    curve: 'CURVE_SECP256K1',
-    pathFormat: 'PATH_FORMAT_BIP32',
-    path: `m/44'/60'/0'/0/${index}`,
-    addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-  }) as const;
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 let server: RunningServer;
@@ -43,7 +40,7 @@ async function sign(signWith: string) {
 async function newWallet(walletName: string, accounts = 2) {
   const { walletId, addresses } = await client.createWallet({
     walletName,
-    accounts: Array.from({ length: accounts }, (_, i) => ETH(i)),
+    accounts: Array.from({ length: accounts }, (_, i) => ethereumAccountAt(i)),
   });
   const { accounts: listed } = await client.getWalletAccounts({ walletId });
   return { walletId, addresses, accountIds: listed.map((a) => a.walletAccountId) };

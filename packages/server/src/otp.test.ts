@@ -11,9 +11,7 @@
  */
 import type { Clock } from '@keyhold/activities';
 import { smtpNotifier } from '@keyhold/notifier-smtp';
-import { p256 } from '@noble/curves/nist.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import {
   decryptCredentialBundle,
   encryptOtpCodeToBundle,
@@ -29,6 +27,7 @@ import {
   type SmtpMailbox,
   startSmtpMailbox,
 } from '../../../adapters/notifier-smtp/src/testing/smtp-mailbox.js';
+import { clientSignatureFor } from './__fixtures__/client-signature.js';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
   rejection,
@@ -53,19 +52,6 @@ function movableClock(): Clock & { advance(seconds: number): void } {
     advance(seconds) {
       offset += seconds * 1000;
     },
-  };
-}
-
-/** The client signature of wire-compat §1.4: raw r ‖ s over sha256(message). */
-function clientSignatureFor(key: { privateKey: string; publicKey: string }, message: string) {
-  const signature = p256.sign(sha256(utf8ToBytes(message)), hexToBytes(key.privateKey), {
-    prehash: false,
-  });
-  return {
-    publicKey: key.publicKey,
-    scheme: 'CLIENT_SIGNATURE_SCHEME_API_P256' as const,
-    message,
-    signature: bytesToHex(signature),
   };
 }
 

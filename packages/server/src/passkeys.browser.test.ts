@@ -13,32 +13,21 @@
  * Without /usr/bin/chromium the file is skipped with a loud warning; with CI=true that is a
  * failure (`.ci/run` installs the `chromium` package).
  */
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifySessionJwtSignature } from '@turnkey/crypto';
-import { build } from 'esbuild';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { type Hex, hashMessage, recoverMessageAddress, serializeSignature } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  addVirtualAuthenticator,
+  bundlePageScript,
+  chromiumOrSkip,
+  launchChromium,
+} from './__fixtures__/chromium.js';
 import { startTurnkeyServer, type TurnkeyServer } from './__fixtures__/turnkey-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-
-const inCi = (): boolean => {
-  const ci = process.env.CI;
-  return ci !== undefined && ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
-};
-
-const withChromium = existsSync(CHROMIUM);
-if (!withChromium) {
-  if (inCi()) throw new Error(`CI requires Chromium at ${CHROMIUM} (apt-get install chromium)`);
-  const bar = '!'.repeat(78);
-  console.warn(
-    `\n${bar}\n!! ${CHROMIUM} is missing: SKIPPING the browser passkey test.\n` +
-      `!! Install it with \`apt-get install chromium\`; with CI=true this is a failure.\n${bar}\n`,
-  );
-}
+const withChromium = chromiumOrSkip('the browser passkey test');
 
 /** What the page answers for the passkey's actions (see `__fixtures__/passkey-page.mjs`). */
 interface PageResult {
@@ -63,15 +52,9 @@ interface Registration {
 
 /** Serves the bundled test page on a free loopback port. */
 async function servePage(): Promise<{ server: Server; origin: string }> {
-  const bundle = await build({
-    entryPoints: [new URL('./__fixtures__/passkey-page.mjs', import.meta.url).pathname],
-    bundle: true,
-    write: false,
-    platform: 'browser',
-    format: 'iife',
-    logLevel: 'silent',
-  });
-  const script = bundle.outputFiles[0]!.text;
+  const script = await bundlePageScript(
+    new URL('./__fixtures__/passkey-page.mjs', import.meta.url).pathname,
+  );
   const html =
     '<!doctype html><html><head><meta charset="utf-8"><title>Keyhold passkeys</title></head>' +
     '<body><script src="/page.js"></script></body></html>';
@@ -95,27 +78,9 @@ describe.skipIf(!withChromium)('passkeys in Chromium with a virtual authenticato
   beforeAll(async () => {
     keyhold = await startTurnkeyServer();
     page = await servePage();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        // Root has no user namespace sandbox in containers.
-        ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
-        '--host-resolver-rules=MAP localhost 127.0.0.1',
-      ],
-    });
+    browser = await launchChromium();
     tab = await browser.newPage();
-    const cdp = await tab.context().newCDPSession(tab);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-      },
-    });
+    await addVirtualAuthenticator(tab);
     await tab.goto(page.origin);
     await tab.waitForFunction(() => 'keyholdPasskeys' in window);
   }, 120_000);

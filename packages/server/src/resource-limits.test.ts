@@ -14,6 +14,7 @@ import { generateMasterKey } from '@keyhold/vault-software';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeStoreTargets, STORE_TARGETS } from './__fixtures__/store-targets.js';
 import {
+  ethereumAccountAt,
   rejection,
   type SdkClient,
   sdkClient,
@@ -21,13 +22,6 @@ import {
 } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
 
-const ETH = (index: number) =>
-  ({
-    curve: 'CURVE_SECP256K1',
-    pathFormat: 'PATH_FORMAT_BIP32',
-    path: `m/44'/60'/0'/0/${index}`,
-    addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-  }) as const;
 const OVER =
   'this organization cannot execute activities because it is over its allotted quota. Please reach out to the team (ops@example.com) for more information.';
 const LIMITS = {
@@ -71,14 +65,17 @@ describe.each(STORE_TARGETS)('resource limits on %s', (_name, open) => {
   };
 
   it('wallets and their accounts: up to the limits, then refused with nothing stored', async () => {
-    await client.createWallet({ walletName: 'a', accounts: [ETH(0)] });
-    const b = await client.createWallet({ walletName: 'b', accounts: [ETH(0), ETH(1)] });
+    await client.createWallet({ walletName: 'a', accounts: [ethereumAccountAt(0)] });
+    const b = await client.createWallet({
+      walletName: 'b',
+      accounts: [ethereumAccountAt(0), ethereumAccountAt(1)],
+    });
     const refused = await refusedOver(() =>
-      client.createWallet({ walletName: 'c', accounts: [ETH(0)] }),
+      client.createWallet({ walletName: 'c', accounts: [ethereumAccountAt(0)] }),
     );
     expect(JSON.stringify(refused)).toContain('"resource":"wallets"');
     await refusedOver(() =>
-      client.createWalletAccounts({ walletId: b.walletId, accounts: [ETH(2)] }),
+      client.createWalletAccounts({ walletId: b.walletId, accounts: [ethereumAccountAt(2)] }),
     );
     const { wallets } = await client.getWallets({});
     expect(wallets.map((w) => w.walletName).sort()).toEqual(['a', 'b']);
@@ -86,7 +83,10 @@ describe.each(STORE_TARGETS)('resource limits on %s', (_name, open) => {
 
     // Deleting frees the places.
     await client.deleteWallets({ walletIds: [b.walletId], deleteWithoutExport: true });
-    await client.createWallet({ walletName: 'c', accounts: [ETH(0), ETH(1)] });
+    await client.createWallet({
+      walletName: 'c',
+      accounts: [ethereumAccountAt(0), ethereumAccountAt(1)],
+    });
   });
 
   it('private keys, policies and users', async () => {
@@ -153,7 +153,7 @@ describe.each(STORE_TARGETS)('resource limits on %s', (_name, open) => {
       rootQuorumThreshold: 1,
       wallet: {
         walletName: 'sub',
-        accounts: Array.from({ length: accounts }, (_, i) => ETH(i)),
+        accounts: Array.from({ length: accounts }, (_, i) => ethereumAccountAt(i)),
       },
     });
     // A sub-organization made with more accounts than one organization may hold: refused,
@@ -173,7 +173,10 @@ describe.each(STORE_TARGETS)('resource limits on %s', (_name, open) => {
     // The sub-organization is limited on its own records.
     const sub = sdkClient(server.url, created.subOrganizationId, subKey);
     const refused = await rejection(
-      sub.createWalletAccounts({ walletId: created.wallet!.walletId, accounts: [ETH(9)] }),
+      sub.createWalletAccounts({
+        walletId: created.wallet!.walletId,
+        accounts: [ethereumAccountAt(9)],
+      }),
     );
     expect(refused.message).toContain(OVER);
   });
@@ -203,7 +206,7 @@ describe.each(STORE_TARGETS)('resource limits on %s', (_name, open) => {
         ],
       });
       const refused = await rejection(
-        onLowered.createWallet({ walletName: 'one more', accounts: [ETH(0)] }),
+        onLowered.createWallet({ walletName: 'one more', accounts: [ethereumAccountAt(0)] }),
       );
       expect(refused.message).toContain(OVER);
       await onLowered.deleteWallets({

@@ -10,6 +10,7 @@ import {
   AUDIT_GENESIS_HASH,
   auditEntryHash,
   type NamedRecordRepository,
+  NO_RESOURCES,
   type PaymentRecord,
   type StoreTransaction,
   type TagRecord,
@@ -114,18 +115,10 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     async () => {
       const org = organization();
       const other = organization();
-      const empty = {
-        users: 0,
-        wallets: 0,
-        walletAccounts: 0,
-        privateKeys: 0,
-        policies: 0,
-        subOrganizations: 0,
-      };
       await tx(async (t) => {
         await t.organizations.insert(org);
         await t.organizations.insert(other);
-        expect(await t.organizations.countResources(org.organizationId)).toEqual(empty);
+        expect(await t.organizations.countResources(org.organizationId)).toEqual(NO_RESOURCES);
       });
       const w = wallet(org.organizationId);
       const doomed = user(org.organizationId);
@@ -159,7 +152,9 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
         ...expected,
         users: 1,
       });
-      expect(await tx((t) => t.organizations.countResources(fresh('missing')))).toEqual(empty);
+      expect(await tx((t) => t.organizations.countResources(fresh('missing')))).toEqual(
+        NO_RESOURCES,
+      );
     },
   );
 

@@ -41,6 +41,7 @@ import { onChain } from './chain-failures.js';
 import { refusingHandler } from './execution-refusal.js';
 import { sponsorGas } from './gas-sponsorship.js';
 import { resolveSigner } from './resolve-signer.js';
+import { storeThenSend } from './stored-send.js';
 
 /**
  * The EVM networks of the wire's `caip2` enum (`v1EthSendTransactionIntent`): a `caip2` outside
@@ -265,29 +266,24 @@ export const ethSendTransactionHandler: HandlerOf<'ETH_SEND_TRANSACTION'> = refu
     if (signed.view.from !== from) {
       throw new KeyholdError('SIGNER_NOT_FOUND', { signWith: p.from });
     }
-    const record: SendTransactionRecord = {
-      organizationId: ctx.organization.organizationId,
-      sendTransactionStatusId: ctx.ids.uuid(),
-      activityId: ctx.activityId,
-      caip2: p.caip2,
-      fromAddress: from,
-      txHash: signed.hash,
-      signedTransaction: signed.serialized,
-      ...(sponsorship
-        ? {
-            sponsorSignedTransaction: sponsorship.signedTransaction,
-            sponsorTxHash: sponsorship.txHash,
-            sponsoredWei: sponsorship.wei.toString(),
-            sponsoredUsd: sponsorship.usd,
-          }
-        : {}),
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    };
-    await ctx.tx.sendTransactions.insert(record);
-    // After the commit: the bytes are stored before they leave. A failed broadcast is repeated
-    // by get_send_transaction_status with the same bytes.
-    ctx.afterCommit('broadcast the signed transaction', () => broadcastRecord(chain, record));
-    return { sendTransactionStatusId: record.sendTransactionStatusId };
+    return storeThenSend(
+      ctx,
+      {
+        caip2: p.caip2,
+        fromAddress: from,
+        txHash: signed.hash,
+        signedTransaction: signed.serialized,
+        ...(sponsorship
+          ? {
+              sponsorSignedTransaction: sponsorship.signedTransaction,
+              sponsorTxHash: sponsorship.txHash,
+              sponsoredWei: sponsorship.wei.toString(),
+              sponsoredUsd: sponsorship.usd,
+            }
+          : {}),
+      },
+      'broadcast the signed transaction',
+      (record) => broadcastRecord(chain, record),
+    );
   },
 });

@@ -48,6 +48,7 @@ import type { SendTransactionRecord } from '../records.js';
 import type { HandlerOf } from './activity-handler.js';
 import { refusingHandler } from './execution-refusal.js';
 import { resolveSigner } from './resolve-signer.js';
+import { storeThenSend } from './stored-send.js';
 
 const SOLANA = 'TRANSACTION_TYPE_SOLANA';
 
@@ -250,21 +251,16 @@ export const solSendTransactionHandler: HandlerOf<'SOL_SEND_TRANSACTION'> = refu
         logs: simulation.logs.slice(-10),
       });
     }
-    const record: SendTransactionRecord = {
-      organizationId: ctx.organization.organizationId,
-      sendTransactionStatusId: ctx.ids.uuid(),
-      activityId: ctx.activityId,
-      caip2: canonicalSolanaCaip2(p.caip2),
-      fromAddress: signed.feePayer,
-      txHash: signed.signature,
-      signedTransaction: signed.hex,
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    };
-    await ctx.tx.sendTransactions.insert(record);
-    // After the commit: the bytes are stored before they leave. A send cut short is repeated
-    // by get_send_transaction_status with the same bytes.
-    ctx.afterCommit('send the signed Solana transaction', () => sendSolanaRecord(chain, record));
-    return { sendTransactionStatusId: record.sendTransactionStatusId };
+    return storeThenSend(
+      ctx,
+      {
+        caip2: canonicalSolanaCaip2(p.caip2),
+        fromAddress: signed.feePayer,
+        txHash: signed.signature,
+        signedTransaction: signed.hex,
+      },
+      'send the signed Solana transaction',
+      (record) => sendSolanaRecord(chain, record),
+    );
   },
 });

@@ -25,12 +25,6 @@ export interface KeyholdProcess {
 const started: ChildProcessWithoutNullStreams[] = [];
 
 /**
- * Starts `keyhold <args>`. `KEYHOLD_MASTER_KEY` is unset unless `env` sets it.
- * @example
- * const run = keyholdProcess(['serve', '--memory', '--port', '0']);
- * const { url } = JSON.parse(await run.firstLine());
- */
-/**
  * The node arguments that run `keyhold <args>`: the built CLI (`packages/cli/dist/main.js`)
  * when `KEYHOLD_TEST_CLI=dist` — what `pnpm test` sets, after `tsc -b` has built it; a process
  * then starts on about a third of the CPU that compiling the sources on the fly takes, which
@@ -45,6 +39,12 @@ export function keyholdNodeArgs(args: readonly string[]): string[] {
     : ['--import', 'tsx', '--conditions=keyhold-source', 'packages/cli/src/main.ts', ...args];
 }
 
+/**
+ * Starts `keyhold <args>`. `KEYHOLD_MASTER_KEY` is unset unless `env` sets it.
+ * @example
+ * const run = keyholdProcess(['serve', '--memory', '--port', '0']);
+ * const { url } = JSON.parse(await run.firstLine());
+ */
 export function keyholdProcess(
   args: readonly string[],
   env: Record<string, string | undefined> = {},
@@ -73,4 +73,52 @@ export function keyholdProcess(
 /** Kills (SIGKILL) every process `keyholdProcess` started that is still running. */
 export function killKeyholdProcesses(): void {
   for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/** The fields of `keyhold serve`'s listening line every test reads (it has more). */
+export interface ListeningLine {
+  readonly url: string;
+  readonly organizationId: string;
+  readonly [field: string]: string;
+}
+
+/**
+ * Starts `keyhold serve` as the tests run it: on a free port, signing in-process (many servers
+ * share a small machine), `root` bootstrapped as the root user's API key, in memory unless
+ * `options.data` names a `--data` directory; then `flags`.
+ * @example
+ * const run = keyholdServe(root, ['--smtp', mailbox.url]);
+ * const line = await listeningLine(run);
+ */
+export function keyholdServe(
+  root: { readonly publicKey: string },
+  flags: readonly string[] = [],
+  options: { data?: string; env?: Record<string, string | undefined> } = {},
+): KeyholdProcess {
+  return keyholdProcess(
+    [
+      'serve',
+      ...(options.data === undefined ? ['--memory'] : ['--data', options.data]),
+      '--port',
+      '0',
+      '--crypto-threads',
+      '0',
+      '--bootstrap-api-public-key',
+      root.publicKey,
+      ...flags,
+    ],
+    options.env,
+  );
+}
+
+/**
+ * The listening line of a started `keyhold serve`: its first line on stdout, read as `T` (the
+ * fields the test reads).
+ */
+export async function listeningLine<T extends ListeningLine = ListeningLine>(
+  run: KeyholdProcess,
+): Promise<T> {
+  const line = await run.firstLine();
+  if (line === undefined) throw new Error(`keyhold serve did not start:\n${run.stderr()}`);
+  return JSON.parse(line) as T;
 }

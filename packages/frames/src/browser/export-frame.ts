@@ -11,9 +11,10 @@
 import { p256 } from '@noble/curves/nist.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { hpkeOpen } from './bundle-hpke.js';
-import { type FrameReply, type FrameRequest, listenForParent } from './frame-channel.js';
+import type { FrameReply, FrameRequest } from './frame-channel.js';
 import { readFrameConfig } from './frame-config.js';
-import { applySettings, secretElement, showStatus } from './frame-view.js';
+import { startFrame } from './frame-main.js';
+import { secretElement, showStatus } from './frame-view.js';
 import { encodePrivateKey, keyFormatOf } from './key-formats.js';
 import { hexField, openSignedBundle } from './signed-bundle.js';
 
@@ -60,9 +61,6 @@ async function answer(request: FrameRequest): Promise<FrameReply> {
       show(encodePrivateKey(await openExportBundle(request), format), 'Your private key');
       return { type: 'BUNDLE_INJECTED', value: true };
     }
-    case 'APPLY_SETTINGS':
-      applySettings(request.value);
-      return { type: 'SETTINGS_APPLIED', value: true };
     case 'GET_EMBEDDED_PUBLIC_KEY':
       return { type: 'EMBEDDED_PUBLIC_KEY', value: publicKeyOf(embeddedKey) || null };
     case 'INIT_EMBEDDED_KEY':
@@ -76,17 +74,9 @@ async function answer(request: FrameRequest): Promise<FrameReply> {
   }
 }
 
-listenForParent({
+startFrame({
   allowedOrigins: config.allowedOrigins,
   readyValue: () => publicKeyOf(embeddedKey),
-  answer: async (request) => {
-    try {
-      return await answer(request);
-    } catch (error) {
-      showStatus(`Refused: ${error instanceof Error ? error.message : String(error)}`);
-      throw error;
-    }
-  },
-  refused: (reason) => showStatus(`Refused ${reason}`),
+  answer,
+  waiting: 'Waiting for the export bundle',
 });
-showStatus('Waiting for the export bundle');

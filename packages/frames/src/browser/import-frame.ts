@@ -12,9 +12,10 @@ import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
 import { hpkeSeal } from './bundle-hpke.js';
-import { type FrameReply, type FrameRequest, listenForParent } from './frame-channel.js';
+import type { FrameReply, FrameRequest } from './frame-channel.js';
 import { readFrameConfig } from './frame-config.js';
-import { applySettings, secretElement, showStatus } from './frame-view.js';
+import { startFrame } from './frame-main.js';
+import { secretElement, showStatus } from './frame-view.js';
 import { decodePrivateKey, keyFormatOf } from './key-formats.js';
 import { hexField, openSignedBundle } from './signed-bundle.js';
 
@@ -63,26 +64,15 @@ async function answer(request: FrameRequest): Promise<FrameReply> {
       const key = decodePrivateKey(typed(), keyFormatOf(request.keyFormat));
       return { type: 'ENCRYPTED_BUNDLE_EXTRACTED', value: await sealed(key) };
     }
-    case 'APPLY_SETTINGS':
-      applySettings(request.value);
-      return { type: 'SETTINGS_APPLIED', value: true };
     default:
       throw new Error(`unsupported message type: ${request.type}`);
   }
 }
 
-listenForParent({
+startFrame({
   allowedOrigins: config.allowedOrigins,
   // iframe-stamper's init() waits for a key; an import frame has none to give.
   readyValue: () => '',
-  answer: async (request) => {
-    try {
-      return await answer(request);
-    } catch (error) {
-      showStatus(`Refused: ${error instanceof Error ? error.message : String(error)}`);
-      throw error;
-    }
-  },
-  refused: (reason) => showStatus(`Refused ${reason}`),
+  answer,
+  waiting: 'Waiting for the import bundle',
 });
-showStatus('Waiting for the import bundle');

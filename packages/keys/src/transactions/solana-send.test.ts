@@ -1,21 +1,10 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { base58, base64 } from '@scure/base';
-import {
-  AccountRole,
-  address,
-  appendTransactionMessageInstruction,
-  type Blockhash,
-  compileTransaction,
-  createTransactionMessage,
-  getAddressDecoder,
-  getTransactionEncoder,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-} from '@solana/kit';
+import { getAddressDecoder } from '@solana/kit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { unsignedSystemTransfer } from '../../../../adapters/chain-solana/src/testing/system-transfer.js';
 import { parseTransaction, signTransaction } from './sign-transaction.js';
 import { parseSolanaTransaction } from './solana.js';
 import {
@@ -24,39 +13,13 @@ import {
   solanaSendUnsignedTransaction,
 } from './solana-send.js';
 
-const SYSTEM = '11111111111111111111111111111111';
 const PLACEHOLDER = '11111111111111111111111111111111';
 const PAYEE = 'CktRuQ2mttgRGkXJtyksdKHjUdc2C4TgDzyB98oEzy8';
 const addressOf = (publicKey: Uint8Array) => getAddressDecoder().decode(publicKey) as string;
 
 /** A System transfer by kit, legacy or v0, with zero signature slots. */
-function transfer(from: string, to: string, blockhash: string, version: 'legacy' | 0) {
-  const data = new Uint8Array(12);
-  new DataView(data.buffer).setUint32(0, 2, true);
-  new DataView(data.buffer).setBigUint64(4, 7n, true);
-  const message = pipe(
-    createTransactionMessage({ version }),
-    (m) => setTransactionMessageFeePayer(address(from), m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash(
-        { blockhash: blockhash as Blockhash, lastValidBlockHeight: 0n },
-        m,
-      ),
-    (m) =>
-      appendTransactionMessageInstruction(
-        {
-          programAddress: address(SYSTEM),
-          accounts: [
-            { address: address(from), role: AccountRole.WRITABLE_SIGNER },
-            { address: address(to), role: AccountRole.WRITABLE },
-          ],
-          data,
-        },
-        m,
-      ),
-  );
-  return Uint8Array.from(getTransactionEncoder().encode(compileTransaction(message)));
-}
+const transfer = (from: string, to: string, blockhash: string, version: 'legacy' | 0) =>
+  unsignedSystemTransfer({ from, to, lamports: 7n, blockhash, version });
 
 const keyArb = fc.uint8Array({ minLength: 32, maxLength: 32 });
 

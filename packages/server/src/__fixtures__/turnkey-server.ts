@@ -33,6 +33,47 @@ export function sdkClient(
 
 export type SdkClient = ReturnType<typeof sdkClient>;
 
+/**
+ * An Ethereum account of a wallet at `m/44'/60'/0'/0/<index>` (the address index, not the
+ * account index `@turnkey/sdk-server`'s `defaultEthereumAccountAtIndex` varies).
+ * @example
+ * await client.createWallet({ walletName: 'w', accounts: [ethereumAccountAt(0), ethereumAccountAt(1)] });
+ */
+export const ethereumAccountAt = (index: number) =>
+  ({
+    curve: 'CURVE_SECP256K1',
+    pathFormat: 'PATH_FORMAT_BIP32',
+    path: `m/44'/60'/0'/0/${index}`,
+    addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
+  }) as const;
+
+/**
+ * Creates a user of the client's organization whose one credential is `key` (a P-256 API key
+ * named after the user); its id.
+ * @example
+ * const bobId = await createApiKeyUser(sdk, 'bob', bobKey);
+ */
+export async function createApiKeyUser(
+  client: SdkClient,
+  userName: string,
+  key: { readonly publicKey: string },
+): Promise<string> {
+  const { userIds } = await client.createUsers({
+    users: [
+      {
+        userName,
+        userTags: [],
+        authenticators: [],
+        oauthProviders: [],
+        apiKeys: [
+          { apiKeyName: userName, publicKey: key.publicKey, curveType: 'API_KEY_CURVE_P256' },
+        ],
+      },
+    ],
+  });
+  return userIds[0]!;
+}
+
 /** A `@turnkey/http` client stamping with `key` through `@turnkey/api-key-stamper`. */
 export function httpClient(url: string, key: ApiKeyPair): TurnkeyClient {
   return new TurnkeyClient(
@@ -40,6 +81,41 @@ export function httpClient(url: string, key: ApiKeyPair): TurnkeyClient {
     new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey }),
   );
 }
+
+/** What a raw stamped request answered: the status, the headers and the JSON body. */
+export interface StampedAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read whatever the body holds.
+  readonly json: Record<string, any>;
+}
+
+/**
+ * POSTs `body` to `url + path`, stamped with `key` by `@turnkey/api-key-stamper`: for what the
+ * published clients have no method for, or to read a refusal's exact Status.
+ * @example
+ * const { status, json } = await stampedPost(server.url, '/public/v1/query/whoami', { organizationId }, key);
+ */
+export async function stampedPost(
+  url: string,
+  path: string,
+  body: unknown,
+  key: ApiKeyPair,
+): Promise<StampedAnswer> {
+  const text = JSON.stringify(body);
+  const stamper = new ApiKeyStamper({ apiPublicKey: key.publicKey, apiPrivateKey: key.privateKey });
+  const { stampHeaderName, stampHeaderValue } = await stamper.stamp(text);
+  const response = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', [stampHeaderName]: stampHeaderValue },
+    body: text,
+  });
+  return { status: response.status, headers: response.headers, json: await response.json() };
+}
+
+/** The `errorCode` of a Status body (its first detail's). */
+// biome-ignore lint/suspicious/noExplicitAny: a Status body as the tests read it.
+export const errorCodeOf = (json: Record<string, any>) => json.details?.[0]?.errorCode as string;
 
 /** Awaits a call that must be refused; returns its error (an Error, with the client's `code`). */
 export async function rejection(call: Promise<unknown>): Promise<Error & { code?: number }> {

@@ -55,6 +55,24 @@ async function takeAll(
 }
 
 /**
+ * Meters one bucket of a client address (in-process calls have none and are not metered here).
+ * @throws KeyholdError AUTH_PROXY_RATE_LIMITED
+ */
+function meterAddress(
+  limiter: RateLimiter,
+  bucket: 'req' | 'signup',
+  rule: RateLimitRule,
+  address: string | undefined,
+): Promise<void> {
+  if (address === undefined) return Promise.resolve();
+  return takeAll(
+    limiter,
+    [[`auth-proxy:${bucket}:ip:${address}`, rule]],
+    'AUTH_PROXY_RATE_LIMITED',
+  );
+}
+
+/**
  * Meters a proxy request by its client address (in-process calls have none and are not metered
  * here).
  * @throws KeyholdError AUTH_PROXY_RATE_LIMITED
@@ -64,12 +82,7 @@ export function meterRequest(
   limits: AuthProxyLimits,
   address: string | undefined,
 ): Promise<void> {
-  if (address === undefined) return Promise.resolve();
-  return takeAll(
-    limiter,
-    [[`auth-proxy:req:ip:${address}`, limits.requestsPerAddress]],
-    'AUTH_PROXY_RATE_LIMITED',
-  );
+  return meterAddress(limiter, 'req', limits.requestsPerAddress, address);
 }
 
 /**
@@ -100,10 +113,5 @@ export function meterSignup(
   limits: AuthProxyLimits,
   address: string | undefined,
 ): Promise<void> {
-  if (address === undefined) return Promise.resolve();
-  return takeAll(
-    limiter,
-    [[`auth-proxy:signup:ip:${address}`, limits.signupsPerAddress]],
-    'AUTH_PROXY_RATE_LIMITED',
-  );
+  return meterAddress(limiter, 'signup', limits.signupsPerAddress, address);
 }
