@@ -119,7 +119,7 @@ class AuditLogRepositoryOver implements AuditLogRepository {
   constructor(private readonly db: SqlClient) {}
 
   async append(organizationId: string, body: string, now: number): Promise<void> {
-    await this.db.query(APPEND_AUDIT_ENTRY, [organizationId, body, now, AUDIT_GENESIS]);
+    await this.db.query(APPEND_AUDIT_ENTRY, [organizationId, body, now, AUDIT_GENESIS], true);
   }
 
   list(organizationId: string, fromSeq: number, limit: number): Promise<AuditEntryRecord[]> {
@@ -231,15 +231,15 @@ const credentialLookupParams = (key: string, scope: CredentialScope): unknown[] 
   scope.includeChildren,
 ];
 
-/** The one row a statement selects, as a record. */
+/** The one row a fixed statement selects, as a record. */
 async function one<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
-  const [row] = await db.query(text, params);
+  const [row] = await db.query(text, params, true);
   return row === undefined ? undefined : of(row);
 }
 
-/** The rows a statement selects, as records. */
+/** The rows a fixed statement selects, as records. */
 async function many<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
-  return (await db.query(text, params)).map(of);
+  return (await db.query(text, params, true)).map(of);
 }
 
 /** One page of a listing, in listing order. */
@@ -442,6 +442,7 @@ class CredentialRepositoryOver implements CredentialRepository {
     const rows = await this.db.query(
       FIND_AUTHENTICATOR_CREDENTIALS,
       credentialLookupParams(credentialId, scope),
+      true,
     );
     return rows.map((r) => {
       const credential: AuthenticatorCredential = {
@@ -457,6 +458,7 @@ class CredentialRepositoryOver implements CredentialRepository {
     const rows = await this.db.query(
       FIND_API_KEY_CREDENTIALS,
       credentialLookupParams(publicKey, scope),
+      true,
     );
     return rows.map((r) => {
       const credential: ApiKeyCredential = {
@@ -908,10 +910,10 @@ export class SqlStore implements Store, Outbox {
       .transaction(async (client) => {
         let open = true;
         const guarded: SqlClient = {
-          async query(text, params) {
+          async query(text, params, fixed) {
             if (!open) throw new Error('transaction is closed: it committed or rolled back');
             try {
-              return await client.query(text, params);
+              return await client.query(text, params, fixed);
             } catch (error) {
               throw translateDatabaseError(error);
             }
