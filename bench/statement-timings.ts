@@ -29,6 +29,8 @@ interface Timed {
   /** The first call's text and parameters, to EXPLAIN it afterwards. */
   text: string;
   params: readonly unknown[] | undefined;
+  /** A fixed statement: prepared once per session, not planned per call. */
+  fixed: boolean;
 }
 
 /** Times each statement (by its text) and the transactions around them. */
@@ -46,13 +48,19 @@ class TimingDriver implements SqlDriver {
     try {
       return await this.inner.transaction((client) =>
         work({
-          query: async (text, params) => {
+          query: async (text, params, fixed) => {
             const start = performance.now();
             try {
-              return await client.query(text, params);
+              return await client.query(text, params, fixed);
             } finally {
               const key = text.replace(/\s+/g, ' ').trim();
-              const timed = this.statements.get(key) ?? { count: 0, ms: 0, text, params };
+              const timed = this.statements.get(key) ?? {
+                count: 0,
+                ms: 0,
+                text,
+                params,
+                fixed: fixed === true,
+              };
               timed.count++;
               timed.ms += performance.now() - start;
               this.statements.set(key, timed);
@@ -128,8 +136,8 @@ console.log(
 );
 console.log('  ms/request  planning ms  statement');
 for (const row of rows) {
-  let planning = '';
-  if (/^\s*(SELECT|WITH found)/i.test(row.text)) {
+  let planning = row.fixed ? 'prepared' : '';
+  if (!row.fixed && /^\s*(SELECT|WITH found)/i.test(row.text)) {
     const plan = await db.query(
       `EXPLAIN (ANALYZE, TIMING OFF, SUMMARY ON) ${row.text}`,
       row.params as unknown[],

@@ -28,9 +28,9 @@ export class LazySavepoints {
 
   constructor(private readonly inner: SqlClient) {
     this.client = {
-      query: async (text, params) => {
+      query: async (text, params, fixed) => {
         if (this.frames.length > 0 && !isRead(text)) await this.setWanted();
-        return inner.query(text, params);
+        return inner.query(text, params, fixed);
       },
       exec: async (script) => {
         if (this.frames.length > 0) await this.setWanted();

@@ -7,6 +7,7 @@
 import { StoreUnavailableError } from '@keyhold/activities';
 import pg from 'pg';
 import { runMigrations } from './migrations.js';
+import { stalePreparedStatement, statementName } from './prepared-statements.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
 import {
   asUnavailable,
@@ -77,8 +78,18 @@ export class PgDriver implements SqlDriver {
     try {
       await connection.query(this.begin);
       const result = await work({
-        query: async (text, params) =>
-          (await connection.query(text, params as unknown[] | undefined)).rows,
+        // A fixed statement is parsed and planned once per connection (pg remembers which
+        // names it prepared there). Postgres re-parses it itself when the search_path resolves
+        // differently than when it was prepared (another schema's store on this connection).
+        query: async (text, params, fixed) =>
+          (fixed
+            ? await connection.query({
+                name: statementName(text),
+                text,
+                values: params as unknown[] | undefined,
+              })
+            : await connection.query(text, params as unknown[] | undefined)
+          ).rows,
         exec: async (script) => {
           await connection.query(script);
         },
@@ -88,6 +99,16 @@ export class PgDriver implements SqlDriver {
       if (commit.command === 'ROLLBACK') throw new TransactionAbortedError();
       return result;
     } catch (error) {
+      if (stalePreparedStatement(error)) {
+        // Its prepared statements outlived a schema change: a fresh connection prepares anew,
+        // and the request may be retried (503).
+        broken = error as Error;
+        const unavailable = new StoreUnavailableError(
+          'prepared statements outdated by a migration',
+        );
+        unavailable.cause = error;
+        throw unavailable;
+      }
       if (!lost) {
         try {
           await connection.query('ROLLBACK');

@@ -24,6 +24,7 @@ import {
 import { join, resolve } from 'node:path';
 import { PGlite, TransactionAbortedError as PgliteAbortedError } from '@electric-sql/pglite';
 import { runMigrations } from './migrations.js';
+import { queryPrepared } from './pglite-prepared.js';
 import { PgliteWorkerDriver } from './pglite-worker-driver.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
 import { type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
@@ -55,8 +56,10 @@ export class PgliteDriver implements SqlDriver {
       return await this.db.transaction(async (tx) => {
         if (this.searchPath) await tx.exec(this.searchPath);
         return work({
-          query: async (text, params) =>
-            (await tx.query(text, params as unknown[] | undefined)).rows as never,
+          query: async (text, params, fixed) =>
+            fixed
+              ? ((await queryPrepared(this.db, text, params)) as never)
+              : ((await tx.query(text, params as unknown[] | undefined)).rows as never),
           exec: async (script) => {
             await tx.exec(script);
           },

@@ -11,8 +11,12 @@ export type Row = Record<string, unknown>;
 
 /** A connection inside one open transaction. */
 export interface SqlClient {
-  /** Runs one statement with `$1…$n` parameters; resolves to its rows. */
-  query<R = Row>(text: string, params?: readonly unknown[]): Promise<R[]>;
+  /**
+   * Runs one statement with `$1…$n` parameters; resolves to its rows. `fixed`: the text is
+   * one of the store's fixed statements (never built from varying parts), so the driver may
+   * parse and plan it once per connection and reuse it (a named prepared statement).
+   */
+  query<R = Row>(text: string, params?: readonly unknown[], fixed?: boolean): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
 }

@@ -119,7 +119,7 @@ class AuditLogRepositoryOver implements AuditLogRepository {
   constructor(private readonly db: SqlClient) {}
 
   async append(organizationId: string, body: string, now: number): Promise<void> {
-    await this.db.query(APPEND_AUDIT_ENTRY, [organizationId, body, now, AUDIT_GENESIS]);
+    await this.db.query(APPEND_AUDIT_ENTRY, [organizationId, body, now, AUDIT_GENESIS], true);
   }
 
   list(organizationId: string, fromSeq: number, limit: number): Promise<AuditEntryRecord[]> {
@@ -200,6 +200,28 @@ function credentialLookup(
    ORDER BY f.rank`;
 }
 
+/**
+ * The credential lookup without sub-organizations (every request but whoami): the rows of
+ * `table` whose `keyColumn` is $1 in organization $2 or its parent $3 (NULL for a root), the
+ * organization's first, in the shape `credentialLookup` answers. One index scan over the
+ * (organization_id, key) constraint for both; no CTE, union or window to plan, which on PGlite
+ * (planning every statement anew) is most of the full lookup's cost.
+ */
+function scopeLookup(
+  table: 'api_keys' | 'authenticators',
+  keyColumn: 'public_key' | 'credential_id',
+  as: 'api_key' | 'authenticator',
+  holderColumns = '',
+): string {
+  return `
+  SELECT CASE WHEN f.organization_id = $2 THEN 'self' ELSE 'parent' END AS relation,
+         to_jsonb(f) AS ${as}, to_jsonb(u) AS holder${holderColumns}
+    FROM ${table} f
+    LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
+   WHERE f.${keyColumn} = $1 AND f.organization_id IN ($2, $3::text)
+   ORDER BY f.organization_id <> $2`;
+}
+
 /** A found holder's credentials of `table`, in creation order (NULL without a holder). */
 const holderCredentials = (table: 'api_keys' | 'authenticators', as: string) => `,
          CASE WHEN u.user_id IS NOT NULL THEN
@@ -207,13 +229,23 @@ const holderCredentials = (table: 'api_keys' | 'authenticators', as: string) => 
              WHERE h.organization_id = f.organization_id AND h.user_id = f.user_id)
          END AS ${as}`;
 
+const API_KEY_HOLDER_CREDENTIALS =
+  holderCredentials('api_keys', 'holder_api_keys') +
+  holderCredentials('authenticators', 'holder_authenticators');
+
 /** API keys by public key, with the holder's API keys and passkeys (a vote records both). */
 const FIND_API_KEY_CREDENTIALS = credentialLookup(
   'api_keys',
   'public_key',
   'api_key',
-  holderCredentials('api_keys', 'holder_api_keys') +
-    holderCredentials('authenticators', 'holder_authenticators'),
+  API_KEY_HOLDER_CREDENTIALS,
+);
+/** The same in the organization and its parent only. */
+const FIND_API_KEY_CREDENTIALS_IN_SCOPE = scopeLookup(
+  'api_keys',
+  'public_key',
+  'api_key',
+  API_KEY_HOLDER_CREDENTIALS,
 );
 
 /** Passkeys by credential id. */
@@ -222,24 +254,37 @@ const FIND_AUTHENTICATOR_CREDENTIALS = credentialLookup(
   'credential_id',
   'authenticator',
 );
+/** The same in the organization and its parent only. */
+const FIND_AUTHENTICATOR_CREDENTIALS_IN_SCOPE = scopeLookup(
+  'authenticators',
+  'credential_id',
+  'authenticator',
+);
 
-/** The parameters of a `credentialLookup` statement. */
-const credentialLookupParams = (key: string, scope: CredentialScope): unknown[] => [
-  key,
-  scope.organizationId,
-  scope.parentOrganizationId ?? null,
-  scope.includeChildren,
-];
+/**
+ * The statement and parameters of a credential lookup: the full one when the scope takes in
+ * sub-organizations, else the organization-and-parent one.
+ */
+function credentialLookupOf(
+  key: string,
+  scope: CredentialScope,
+  statements: { withChildren: string; inScope: string },
+): [string, unknown[]] {
+  const params = [key, scope.organizationId, scope.parentOrganizationId ?? null];
+  return scope.includeChildren
+    ? [statements.withChildren, [...params, true]]
+    : [statements.inScope, params];
+}
 
-/** The one row a statement selects, as a record. */
+/** The one row a fixed statement selects, as a record. */
 async function one<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
-  const [row] = await db.query(text, params);
+  const [row] = await db.query(text, params, true);
   return row === undefined ? undefined : of(row);
 }
 
-/** The rows a statement selects, as records. */
+/** The rows a fixed statement selects, as records. */
 async function many<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
-  return (await db.query(text, params)).map(of);
+  return (await db.query(text, params, true)).map(of);
 }
 
 /** One page of a listing, in listing order. */
@@ -431,7 +476,7 @@ class AuthenticatorRepositoryOver
   }
 }
 
-/** The credential lookups: one statement each (FIND_API_KEY_CREDENTIALS and its passkey twin). */
+/** The credential lookups: one statement each (`credentialLookupOf` picks it by scope). */
 class CredentialRepositoryOver implements CredentialRepository {
   constructor(private readonly db: SqlClient) {}
 
@@ -439,10 +484,11 @@ class CredentialRepositoryOver implements CredentialRepository {
     credentialId: string,
     scope: CredentialScope,
   ): Promise<AuthenticatorCredential[]> {
-    const rows = await this.db.query(
-      FIND_AUTHENTICATOR_CREDENTIALS,
-      credentialLookupParams(credentialId, scope),
-    );
+    const [text, params] = credentialLookupOf(credentialId, scope, {
+      withChildren: FIND_AUTHENTICATOR_CREDENTIALS,
+      inScope: FIND_AUTHENTICATOR_CREDENTIALS_IN_SCOPE,
+    });
+    const rows = await this.db.query(text, params, true);
     return rows.map((r) => {
       const credential: AuthenticatorCredential = {
         relation: r.relation as CredentialRelation,
@@ -454,10 +500,11 @@ class CredentialRepositoryOver implements CredentialRepository {
   }
 
   async findApiKeys(publicKey: string, scope: CredentialScope): Promise<ApiKeyCredential[]> {
-    const rows = await this.db.query(
-      FIND_API_KEY_CREDENTIALS,
-      credentialLookupParams(publicKey, scope),
-    );
+    const [text, params] = credentialLookupOf(publicKey, scope, {
+      withChildren: FIND_API_KEY_CREDENTIALS,
+      inScope: FIND_API_KEY_CREDENTIALS_IN_SCOPE,
+    });
+    const rows = await this.db.query(text, params, true);
     return rows.map((r) => {
       const credential: ApiKeyCredential = {
         relation: r.relation as CredentialRelation,
@@ -908,10 +955,10 @@ export class SqlStore implements Store, Outbox {
       .transaction(async (client) => {
         let open = true;
         const guarded: SqlClient = {
-          async query(text, params) {
+          async query(text, params, fixed) {
             if (!open) throw new Error('transaction is closed: it committed or rolled back');
             try {
-              return await client.query(text, params);
+              return await client.query(text, params, fixed);
             } catch (error) {
               throw translateDatabaseError(error);
             }

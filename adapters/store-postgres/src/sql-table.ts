@@ -153,7 +153,7 @@ export class SqlTable<R> {
     );
     const sql = `SELECT * FROM ${this.spec.table} WHERE ${equalities(columns)}${unique ? '' : ' ORDER BY seq LIMIT 1'}`;
     return async (db, ...values) => {
-      const [row] = await db.query(sql, values);
+      const [row] = await db.query(sql, values, true);
       return row === undefined ? undefined : this.of(row);
     };
   }
@@ -167,7 +167,7 @@ export class SqlTable<R> {
   lister(fields: readonly (keyof R & string)[]): SqlLookup<R[]> {
     const columns = fields.map((f) => this.spec.fields.find((c) => c.field === f)!.column);
     const sql = `SELECT * FROM ${this.spec.table} WHERE ${equalities(columns)} ORDER BY ${this.order()}`;
-    return async (db, ...values) => (await db.query(sql, values)).map(this.of);
+    return async (db, ...values) => (await db.query(sql, values, true)).map(this.of);
   }
 
   /** The one record a statement selects, if any. */
@@ -176,7 +176,7 @@ export class SqlTable<R> {
     sql: string,
     params: readonly unknown[],
   ): Promise<R | undefined> {
-    const [row] = await db.query(sql, params);
+    const [row] = await db.query(sql, params, true);
     return row === undefined ? undefined : this.of(row);
   }
 
@@ -187,15 +187,15 @@ export class SqlTable<R> {
 
   /** The records of one scope, by createdAt then insertion order. */
   async list(db: SqlClient, scope: string): Promise<R[]> {
-    return (await db.query(this.listByScope, [scope])).map(this.of);
+    return (await db.query(this.listByScope, [scope], true)).map(this.of);
   }
 
   /** Inserts, or reports the unique constraint the record breaks. */
   async insert(db: SqlClient, record: R): Promise<void> {
-    const inserted = await db.query(this.insertOnce, this.params(record));
+    const inserted = await db.query(this.insertOnce, this.params(record), true);
     if (inserted.length > 0) return;
     for (const probe of this.probes) {
-      const taken = await db.query(probe.sql, valuesOf(record, probe.fields));
+      const taken = await db.query(probe.sql, valuesOf(record, probe.fields), true);
       if (taken.length > 0) throw new StoreConflictError(probe.name);
     }
     // The only key left, though the row it collided with may be gone by now.
@@ -207,15 +207,15 @@ export class SqlTable<R> {
     // A key held by another record is a conflict, reported without aborting the database
     // transaction (as the memory store does).
     for (const check of this.takenByOther) {
-      const taken = await db.query(check.sql, valuesOf(record, check.fields));
+      const taken = await db.query(check.sql, valuesOf(record, check.fields), true);
       if (taken.length > 0) throw new StoreConflictError(check.name);
     }
-    await db.query(this.upsert, this.params(record));
+    await db.query(this.upsert, this.params(record), true);
   }
 
   /** Deletes the record with this key, if any. */
   async delete(db: SqlClient, key: readonly string[]): Promise<void> {
-    await db.query(this.deleteByKey, key);
+    await db.query(this.deleteByKey, key, true);
   }
 }
 
