@@ -267,7 +267,18 @@ describe.skipIf(!withPostgres)('the database goes down under a running server', 
       // Only the current transaction's statements: those since its BEGIN.
       let begin = seen.length - 1;
       while (begin > 0 && !seen[begin]!.includes('BEGIN')) begin--;
-      return seen.slice(begin).some((earlier) => earlier.includes('INSERT INTO activities'));
+      // The store sends the insert as a named prepared statement: its text once per connection
+      // (the Parse, `name\0text`), then only its name (each Bind).
+      const parse = [...seen, chunk]
+        .map((c) => /(kh_[0-9a-f]{24})\W\s*INSERT INTO activities/.exec(c)?.[1])
+        .find((name) => name !== undefined);
+      return seen
+        .slice(begin)
+        .some(
+          (earlier) =>
+            earlier.includes('INSERT INTO activities') ||
+            (parse !== undefined && earlier.includes(parse)),
+        );
     });
     await expectUnavailable(() => postWallet(request));
     await expectNotReady();
