@@ -10,6 +10,7 @@ import { createPgliteStore } from './pglite-driver.js';
 import { queryPrepared } from './pglite-prepared.js';
 import { statementName } from './prepared-statements.js';
 import { organization } from './testing/records.js';
+import { expectSchemasApart } from './testing/schemas-apart.js';
 
 describe('named prepared statements on PGlite', () => {
   const open: PGlite[] = [];
@@ -61,26 +62,7 @@ describe('named prepared statements on PGlite', () => {
     const db = await pglite();
     const storeA = await createPgliteStore({ pglite: db, schema: 'prep_a' });
     const storeB = await createPgliteStore({ pglite: db, schema: 'prep_b' });
-    const inA = organization({ name: 'in schema a' });
-    const inB = { ...inA, name: 'in schema b' };
-    await storeA.transaction((tx) => tx.organizations.insert(inA));
-    await storeB.transaction((tx) => tx.organizations.insert(inB));
-    for (let i = 0; i < 4; i++) {
-      expect(await storeA.transaction((tx) => tx.organizations.get(inA.organizationId))).toEqual(
-        inA,
-      );
-      expect(await storeB.transaction((tx) => tx.organizations.get(inB.organizationId))).toEqual(
-        inB,
-      );
-    }
-    const onlyB = organization({ name: 'only in b' });
-    await storeB.transaction((tx) => tx.organizations.insert(onlyB));
-    expect(await storeA.transaction((tx) => tx.organizations.get(onlyB.organizationId))).toBe(
-      undefined,
-    );
-    expect(await storeB.transaction((tx) => tx.organizations.get(onlyB.organizationId))).toEqual(
-      onlyB,
-    );
+    await expectSchemasApart(storeA, storeB);
     const { rows } = await db.query<{ statement: string }>(
       `SELECT statement FROM pg_prepared_statements`,
     );

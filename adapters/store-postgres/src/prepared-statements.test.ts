@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from './pg-driver.js';
 import { statementName } from './prepared-statements.js';
 import { organization } from './testing/records.js';
+import { expectSchemasApart } from './testing/schemas-apart.js';
 import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
 
 const withPostgres = await postgresReachable();
@@ -34,28 +35,7 @@ describe.skipIf(!withPostgres)('named prepared statements on Postgres', () => {
     schemas.push(a, b);
     const storeA = await createPostgresStore({ pool, schema: a });
     const storeB = await createPostgresStore({ pool, schema: b });
-    // The same organization id in both schemas, under different names.
-    const inA = organization({ name: 'in schema a' });
-    const inB = { ...inA, name: 'in schema b' };
-    await storeA.transaction((tx) => tx.organizations.insert(inA));
-    await storeB.transaction((tx) => tx.organizations.insert(inB));
-    for (let i = 0; i < 4; i++) {
-      expect(await storeA.transaction((tx) => tx.organizations.get(inA.organizationId))).toEqual(
-        inA,
-      );
-      expect(await storeB.transaction((tx) => tx.organizations.get(inB.organizationId))).toEqual(
-        inB,
-      );
-    }
-    // A row only in b is found by b and not by a, right after a used the statement.
-    const onlyB = organization({ name: 'only in b' });
-    await storeB.transaction((tx) => tx.organizations.insert(onlyB));
-    expect(await storeA.transaction((tx) => tx.organizations.get(onlyB.organizationId))).toBe(
-      undefined,
-    );
-    expect(await storeB.transaction((tx) => tx.organizations.get(onlyB.organizationId))).toEqual(
-      onlyB,
-    );
+    await expectSchemasApart(storeA, storeB);
     // The lookup ran as one named statement on the connection, prepared once.
     const { rows } = await pool.query(
       `SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'kh\\_%'`,
