@@ -13,7 +13,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiKeyStamper, createKeyhold, generateApiKeyPair } from '@keyhold/server';
+import { createApiKeyStamper } from '@keyhold/server';
 import pg from 'pg';
 import { MemoryStore } from '../adapters/store-memory/src/index.js';
 import {
@@ -24,6 +24,11 @@ import {
   SqlStore,
 } from '../adapters/store-postgres/src/index.js';
 import { POSTGRES_URL } from './bench-server.js';
+import {
+  type BenchStore,
+  signingOrganization,
+  signRawPayloadParameters,
+} from './signing-organization.js';
 
 const ROOT = join(fileURLToPath(import.meta.url), '../..');
 
@@ -105,30 +110,11 @@ class CountingMemoryStore extends MemoryStore {
 type Counter = { reset(): void; read(): string };
 
 async function measure(name: string, store: unknown, counter: Counter): Promise<void> {
-  const key = generateApiKeyPair();
-  const keyhold = createKeyhold({ store: store as never });
-  const { organizationId } = await keyhold.bootstrap({
-    organizationName: 'round trips',
-    apiPublicKey: key.publicKey,
-  });
-  const client = keyhold.client({ organizationId, apiPrivateKey: key.privateKey });
-  const wallet = await client.run<{ addresses: string[] }>('ACTIVITY_TYPE_CREATE_WALLET', {
-    walletName: 'w',
-    accounts: [
-      {
-        curve: 'CURVE_SECP256K1',
-        pathFormat: 'PATH_FORMAT_BIP32',
-        path: "m/44'/60'/0'/0/0",
-        addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-      },
-    ],
-  });
-  const sign = (signWith: string, n: number) => ({
-    signWith,
-    payload: `0x${n.toString(16).padStart(64, '0')}`,
-    encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
-    hashFunction: 'HASH_FUNCTION_NO_OP',
-  });
+  const { key, keyhold, organizationId, client, address } = await signingOrganization(
+    store as BenchStore,
+    'round trips',
+  );
+  const sign = signRawPayloadParameters;
   const rows: [string, string][] = [];
   const count = async (what: string, run: () => Promise<unknown>) => {
     await run(); // warm: caches (compiled policies, schemas) filled
@@ -137,7 +123,6 @@ async function measure(name: string, store: unknown, counter: Counter): Promise<
     rows.push([what, counter.read()]);
   };
   let n = 0;
-  const address = wallet.addresses[0]!;
   await count('sign_raw_payload, root user', () =>
     client.submit('ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', sign(address, ++n)),
   );

@@ -12,13 +12,13 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKeyhold, generateApiKeyPair } from '@keyhold/server';
 import {
   PgliteDriver,
   type SqlClient,
   type SqlDriver,
   SqlStore,
 } from '../adapters/store-postgres/src/index.js';
+import { signingOrganization, signRawPayloadParameters } from './signing-organization.js';
 
 const ROOT = join(fileURLToPath(import.meta.url), '../..');
 const REQUESTS = Number(process.env.BENCH_STATEMENT_REQUESTS ?? 300);
@@ -94,31 +94,9 @@ const db = await PGlite.create(dataDir);
 await db.exec('SET search_path TO public');
 const driver = new TimingDriver(new PgliteDriver(db, 'public', () => db.close(), true));
 const { store } = await SqlStore.open(driver, { schema: 'public' });
-const key = generateApiKeyPair();
-const keyhold = createKeyhold({ store });
-const { organizationId } = await keyhold.bootstrap({
-  organizationName: 'statement timings',
-  apiPublicKey: key.publicKey,
-});
-const client = keyhold.client({ organizationId, apiPrivateKey: key.privateKey });
-const wallet = await client.run<{ addresses: string[] }>('ACTIVITY_TYPE_CREATE_WALLET', {
-  walletName: 'w',
-  accounts: [
-    {
-      curve: 'CURVE_SECP256K1',
-      pathFormat: 'PATH_FORMAT_BIP32',
-      path: "m/44'/60'/0'/0/0",
-      addressFormat: 'ADDRESS_FORMAT_ETHEREUM',
-    },
-  ],
-});
+const { keyhold, client, address } = await signingOrganization(store, 'statement timings');
 const sign = (n: number) =>
-  client.submit('ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', {
-    signWith: wallet.addresses[0]!,
-    payload: `0x${n.toString(16).padStart(64, '0')}`,
-    encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
-    hashFunction: 'HASH_FUNCTION_NO_OP',
-  });
+  client.submit('ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', signRawPayloadParameters(address, n));
 
 for (let i = 0; i < 50; i++) await sign(1_000_000 + i);
 driver.reset();
