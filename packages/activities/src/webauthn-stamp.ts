@@ -13,6 +13,7 @@
  * @module
  */
 import { KeyholdError } from '@keyhold/protocol';
+import { DER } from '@noble/curves/abstract/weierstrass.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
 import { relyingPartyIdsOf, requireAllowedOrigin } from './webauthn-origins.js';
@@ -164,6 +165,14 @@ export async function verifyWebauthnAssertion(
   let signCount = 0;
   // Loaded on first use (see webauthn-attestation.ts).
   const { verifyAuthenticationResponse } = await import('@simplewebauthn/server');
+  const { decodeCredentialPublicKey, cose } = await import('@simplewebauthn/server/helpers');
+  const publicKey = new Uint8Array(Buffer.from(expected.publicKey, 'base64url'));
+  // An EC2 (ES256) signature is DER; the library's parser takes a SEQUENCE whose length byte
+  // was changed (trailing bytes ignored), so one signature would have many spellings. Only
+  // the one strict DER encoding of (r, s) is accepted.
+  if (decodeCredentialPublicKey(publicKey).get(cose.COSEKEYS.kty) === cose.COSEKTY.EC2) {
+    requireStrictDer(Buffer.from(stamp.signature, 'base64url'));
+  }
   try {
     const result = await verifyAuthenticationResponse({
       response: {
@@ -184,7 +193,7 @@ export async function verifyWebauthnAssertion(
       expectedType: 'webauthn.get',
       credential: {
         id: expected.credentialId,
-        publicKey: new Uint8Array(Buffer.from(expected.publicKey, 'base64url')),
+        publicKey,
         counter: expected.signCount,
       },
       // The stampers ask for "preferred" user verification: presence is what is required.
@@ -203,4 +212,19 @@ export async function verifyWebauthnAssertion(
     });
   }
   return signCount;
+}
+
+/** Refuses an ECDSA signature that is not the strict DER encoding of its (r, s). */
+function requireStrictDer(signature: Uint8Array): void {
+  let canonical = false;
+  try {
+    canonical = DER.hexFromSig(DER.toSig(signature)) === bytesToHex(signature);
+  } catch {
+    canonical = false;
+  }
+  if (!canonical) {
+    throw new KeyholdError('WEBAUTHN_SIGNATURE_INVALID', {
+      reason: 'the signature is not strict DER',
+    });
+  }
 }
