@@ -97,6 +97,9 @@ export function startChildServer(
   const child = spawn(
     process.execPath,
     [
+      ...(process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
       '--import',
       'tsx',
       '--conditions=keyhold-source',

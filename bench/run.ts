@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
@@ -199,7 +200,23 @@ interface E2eResult {
   p99Ms: number;
   maxMs: number;
   verifiedSamples: number;
+  /** CPU time per completed request in the timed window: the client process, the server process (all its threads). */
+  clientCpuMsPerRequest: number;
+  serverCpuMsPerRequest: number;
 }
+
+/** The CPU time (user + system, all threads) a process has used so far, in ms (Linux /proc). */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of stat(5), counted from 1, in clock ticks.
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = 100;
 
 async function endToEnd(store: StoreSpec): Promise<E2eResult> {
   const apiKey = generateApiKeyPair();
@@ -331,7 +348,14 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
 
     // The timed window: REQUESTS requests, or E2E_SECONDS, whichever ends first.
     const latencies: number[] = [];
+    const clientCpu0 = process.cpuUsage();
+    const serverCpu0 = processCpuMs(child.pid!);
     const seconds = await runWorkers(total, E2E_SECONDS * 1000, latencies);
+    const clientCpuMs = (() => {
+      const u = process.cpuUsage(clientCpu0);
+      return (u.user + u.system) / 1000;
+    })();
+    const serverCpuMs = processCpuMs(child.pid!) - serverCpu0;
     const sent = latencies.length;
     const completed = sent - failures;
 
@@ -372,6 +396,8 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
       p99Ms: percentile(latencies, 99),
       maxMs: latencies[latencies.length - 1] ?? Number.NaN,
       verifiedSamples,
+      clientCpuMsPerRequest: clientCpuMs / Math.max(1, completed),
+      serverCpuMsPerRequest: serverCpuMs / Math.max(1, completed),
     };
   } finally {
     agent.destroy();
@@ -465,6 +491,7 @@ for (const name of STORES) {
     `  ${fmt(e2e.requestsPerSecond)} req/s  (${fmt(e2e.completed)} COMPLETED of ${fmt(e2e.sent)} in ${fmt(e2e.seconds, 2)} s;` +
       ` failures ${e2e.failures})\n` +
       `  latency p50 ${fmt(e2e.p50Ms, 2)} ms, p90 ${fmt(e2e.p90Ms, 2)} ms, p99 ${fmt(e2e.p99Ms, 2)} ms, max ${fmt(e2e.maxMs, 2)} ms\n` +
+      `  CPU per request: server ${fmt(e2e.serverCpuMsPerRequest, 3)} ms (all threads), client ${fmt(e2e.clientCpuMsPerRequest, 3)} ms\n` +
       `  ${e2e.verifiedSamples} sampled signatures recovered to the account key\n`,
   );
   for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);

@@ -105,7 +105,13 @@ import {
 } from './resource-limits.js';
 import { type IncomingRequest, organizationIdOf, readSignedRequest } from './signed-request.js';
 import { requireSigningQuota, type SigningQuotas } from './signing-quota.js';
-import type { Stamp } from './stamp.js';
+import {
+  type RecentSigner,
+  RecentSigners,
+  type SigningPlan,
+  StartedSignatures,
+} from './speculative-signing.js';
+import type { ApiKeyStamp, Stamp } from './stamp.js';
 import { findSubmitter } from './submitter.js';
 import { activityView } from './views.js';
 import { enqueueActivityUpdate } from './webhook-events.js';
@@ -131,6 +137,12 @@ export interface ActivityServiceOptions {
    * `quotas.supportContact`.
    */
   resourceLimits?: ResourceLimits;
+  /**
+   * Start a signature on the work pool before its activity's transaction when the API key
+   * signed with that key before (see speculative-signing.ts). Default true; it applies only
+   * with a work pool of threads.
+   */
+  speculativeSigning?: boolean;
 }
 
 /** What an ActivityService runs on: the Store, KeyVault, Clock, Ids and SignatureVerifier ports. */
@@ -274,6 +286,10 @@ interface ParsedSubmission {
   /** What the rate limiter charges once the stamp verified (see `activityCost`). */
   cost: number;
   meter: RequestMeter | undefined;
+  /** What the handler will sign, when signatures may start early (see speculative-signing.ts). */
+  plan: SigningPlan | undefined;
+  /** The signatures started before the transaction, if any. */
+  started: StartedSignatures | undefined;
 }
 
 /** Who an audit entry of a refusal names: the organization and user the stamp verified. */
@@ -312,6 +328,8 @@ export class ActivityService {
   private readonly oidcVerifier: OidcVerifier;
   private readonly onRamp: OnRampSettings;
   private readonly workPool: CryptoWorkPool;
+  /** Keys recently signed with, by API key (see speculative-signing.ts); none with no pool. */
+  private readonly recentSigners: RecentSigners | undefined;
 
   constructor(private readonly deps: ActivityServiceDeps) {
     this.signer = deps.signer ?? { privateKey: p256.utils.randomSecretKey() };
@@ -329,6 +347,11 @@ export class ActivityService {
       providers: new Map((deps.onRampProviders ?? []).map((p) => [p.provider, p])),
     };
     this.workPool = deps.workPool ?? inlineCryptoWorkPool();
+    // Inline, a signature started early would run on the event loop all the same: no gain.
+    this.recentSigners =
+      this.workPool.kind === 'inline' || deps.options?.speculativeSigning === false
+        ? undefined
+        : new RecentSigners();
     this.tolerance = deps.options?.timestampToleranceMs ?? DEFAULT_TIMESTAMP_TOLERANCE_MS;
     this.consensusExpiryMs = deps.options?.consensusExpiryMs ?? DEFAULT_CONSENSUS_EXPIRY_MS;
     this.precheckSettings = {
@@ -380,10 +403,15 @@ export class ActivityService {
         refusal = error;
       }
     }
+    const organizationId = organizationIdOf(body);
+    const plan =
+      !refusal && handler?.signingPlan && stamp.kind === 'api-key' && this.recentSigners
+        ? handler.signingPlan(parameters)
+        : undefined;
     const submission: ParsedSubmission = {
       definition,
       refusal,
-      organizationId: organizationIdOf(body),
+      organizationId,
       // A body that carries a secret is fingerprinted in its stored form: a hash of the raw
       // bytes would let whoever reads it try every six-digit code or card number offline.
       fingerprint:
@@ -396,8 +424,65 @@ export class ActivityService {
       text: stored.text,
       cost: activityCost(definition.kind, body.parameters),
       meter,
+      plan,
+      started: undefined,
     };
+    if (plan) {
+      submission.started = await this.startSignatures(submission, plan);
+      // Waited for here, outside the transaction: a store whose transactions run one at a
+      // time (memory, PGlite) would otherwise wait for the signing thread with every other
+      // request queued behind it.
+      await submission.started?.finished();
+    }
     return handler ? this.create(submission, handler) : this.vote(submission);
+  }
+
+  /**
+   * Starts the plan's signatures when the submission's API key signed with the same key
+   * before (see speculative-signing.ts). With a rate limiter the request is charged first, to
+   * whom that API key was charged last time; a refused charge starts nothing (the transaction
+   * meets the same refusal where it always did: the meter answers a second charge with the
+   * first one's outcome).
+   */
+  private async startSignatures(
+    s: ParsedSubmission,
+    plan: SigningPlan,
+  ): Promise<StartedSignatures | undefined> {
+    const signer = this.recentSigners?.recall(
+      s.organizationId,
+      (s.stamp as ApiKeyStamp).publicKey,
+      plan.signWith,
+    );
+    if (!signer) return undefined;
+    let messages: readonly Uint8Array[];
+    try {
+      messages = plan.messages(signer.curve);
+    } catch {
+      return undefined; // the handler refuses it in the transaction
+    }
+    if (s.meter) {
+      try {
+        await s.meter.charge({
+          organizationId: signer.organizationId,
+          userId: signer.userId,
+          cost: s.cost,
+        });
+      } catch {
+        return undefined;
+      }
+    }
+    return new StartedSignatures(this.deps.vault, signer, messages);
+  }
+
+  /** Remembers the key a completed signing activity used, or forgets it when refused. */
+  private rememberSigner(s: ParsedSubmission, signer: RecentSigner | undefined): void {
+    if (!s.plan || !this.recentSigners) return;
+    const apiPublicKey = (s.stamp as ApiKeyStamp).publicKey;
+    if (signer) {
+      this.recentSigners.remember(s.organizationId, apiPublicKey, s.plan.signWith, signer);
+    } else {
+      this.recentSigners.forget(s.organizationId, apiPublicKey, s.plan.signWith);
+    }
   }
 
   /** A new activity: decided, then run, parked for consensus, or refused. */
@@ -409,11 +494,14 @@ export class ActivityService {
     let refusal: ExecutionRefusal | undefined;
     // Who is refused, once the stamp verified: an authenticated refusal joins the audit chain.
     let submitter: AuditSubject | undefined;
+    // The key a completed signature used, remembered for this API key (see startSignatures).
+    let signed: RecentSigner | undefined;
     try {
       const activity = await this.deps.store.transaction(async (tx) => {
         effects.length = 0; // a store that retries the callback starts the effects over
         refusal = undefined;
         submitter = undefined;
+        signed = undefined;
         const named = await requireOrganization(tx, s.organizationId);
         // A login may name the parent of the sub-organization it runs in (see submitter.ts).
         const { organization, principal } = await findSubmitter(
@@ -485,7 +573,11 @@ export class ActivityService {
               now,
               effects,
               false,
+              s.started,
             );
+            if (s.plan && record.status === 'ACTIVITY_STATUS_COMPLETED') {
+              signed = await this.signerOf(scope, s.plan, submitter);
+            }
           } catch (error) {
             if (!(error instanceof ExecutionRefusal && error.commitWrites)) throw error;
             refusal = error;
@@ -517,9 +609,11 @@ export class ActivityService {
         return appProofs ? { ...view, appProofs } : view;
       });
       if (activity === undefined) throw (refusal as ExecutionRefusal).error;
+      this.rememberSigner(s, signed);
       await this.runEffects(effects);
       return activity;
     } catch (error) {
+      this.rememberSigner(s, undefined);
       await this.auditRefusal(submitter, s, error, now);
       if (error instanceof ExecutionRefusal) throw error.error;
       // Two copies of one body raced, and the other stored its activity first.
@@ -776,6 +870,7 @@ export class ActivityService {
     effects: AfterCommitEffect[],
     /** An approval made it run: the activity is stored already, so a refusal fails it. */
     runByVote: boolean,
+    started?: StartedSignatures,
   ): Promise<void> {
     const own: AfterCommitEffect[] = [];
     const ctx: ActivityContext = {
@@ -784,6 +879,7 @@ export class ActivityService {
       organization,
       principal,
       vault: this.deps.vault,
+      ...(started ? { started } : {}),
       work: this.workPool,
       signer: this.signer,
       notarizer: this.notarizer,
@@ -835,6 +931,18 @@ export class ActivityService {
       record.failure = cause.toStatus();
       delete record.result;
     }
+  }
+
+  /** The key the plan's `signWith` resolved to in the transaction (read once, by the scope). */
+  private async signerOf(
+    scope: ActivityScope,
+    plan: SigningPlan,
+    submitter: AuditSubject,
+  ): Promise<RecentSigner | undefined> {
+    const found = await scope.signingKey(plan.signWith);
+    const holder = found?.kind === 'account' ? found.account : found?.privateKey;
+    if (!holder) return undefined;
+    return { key: holder.key, curve: holder.curve, ...submitter };
   }
 
   /** After-commit effects, in order; a failure is reported and the rest still run. */

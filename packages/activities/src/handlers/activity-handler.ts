@@ -23,6 +23,7 @@ import type { OnRampProvider } from '../ports/on-ramp-provider.js';
 import type { StoreTransaction } from '../ports/store.js';
 import type { Principal } from '../principal.js';
 import type { OrganizationRecord } from '../records.js';
+import type { SigningPlan, StartedSignatures } from '../speculative-signing.js';
 import type { GasSponsor } from './gas-sponsorship.js';
 
 export interface ActivityContext {
@@ -35,6 +36,11 @@ export interface ActivityContext {
   readonly organization: OrganizationRecord;
   readonly principal: Principal;
   readonly vault: KeyVault;
+  /**
+   * Signatures started before the transaction from the handler's `signingPlan` (see
+   * speculative-signing.ts); sign through `signWithStarted(ctx.vault, ctx.started, …)`.
+   */
+  readonly started?: StartedSignatures;
   /**
    * Where CPU-heavy public-key work runs (addresses of many accounts: a Taproot tweak is a point
    * multiplication): `ctx.work.run('addresses', …)`. Inline unless the server was given a pool.
@@ -167,6 +173,12 @@ export interface ActivityHandler<P = ValidatedIntent, R = ActivityResult> {
    * refuses the request, after authentication, as a precheck refusal does.
    */
   readonly prepare?: (ctx: PrepareContext, parameters: P) => Promise<void>;
+  /**
+   * What `execute` will sign, known from the parameters alone: lets the service start the
+   * signatures before the transaction (see speculative-signing.ts). A handler that has one
+   * signs with `signWithStarted`.
+   */
+  readonly signingPlan?: (parameters: P) => SigningPlan;
   /** Returns the content of the result member. */
   readonly execute: (ctx: ActivityContext, parameters: P) => Promise<R>;
 }

@@ -3,7 +3,8 @@
  * @module
  */
 import { formatSignature, preparePayload } from '@keyhold/keys';
-import type { IntentOfKind, SignatureResult } from '@keyhold/protocol';
+import type { Curve, IntentOfKind, SignatureResult } from '@keyhold/protocol';
+import { type SigningPlan, signWithStarted } from '../speculative-signing.js';
 import type { ActivityContext, HandlerOf } from './activity-handler.js';
 import { resolveSigner } from './resolve-signer.js';
 
@@ -18,19 +19,29 @@ async function sign(
 ): Promise<SignatureResult[]> {
   const signer = await resolveSigner(ctx.scope, signWith);
   // Prepare every payload first: one bad payload fails the batch before anything is signed.
-  const messages = payloads.map((payload) =>
-    preparePayload({
-      payload,
-      encoding: p.encoding,
-      hashFunction: p.hashFunction,
-      curve: signer.curve,
-    }),
-  );
+  const messages = messagesOf(payloads, p, signer.curve);
   const signatures: SignatureResult[] = [];
   for (const message of messages) {
-    signatures.push(formatSignature(await ctx.vault.sign(signer.key, signer.curve, message)));
+    const signature = await signWithStarted(
+      ctx.vault,
+      ctx.started,
+      signer.key,
+      signer.curve,
+      message,
+    );
+    signatures.push(formatSignature(signature));
   }
   return signatures;
+}
+
+function messagesOf(payloads: readonly string[], p: SignParams, curve: Curve): Uint8Array[] {
+  return payloads.map((payload) =>
+    preparePayload({ payload, encoding: p.encoding, hashFunction: p.hashFunction, curve }),
+  );
+}
+
+function planOf(signWith: string, payloads: readonly string[], p: SignParams): SigningPlan {
+  return { signWith, messages: (curve) => messagesOf(payloads, p, curve) };
 }
 
 export const signRawPayloadHandler: HandlerOf<'SIGN_RAW_PAYLOAD'> = {
@@ -40,10 +51,12 @@ export const signRawPayloadHandler: HandlerOf<'SIGN_RAW_PAYLOAD'> = {
     const [signature] = await sign(ctx, signWith, [p.payload], p);
     return { ...signature! };
   },
+  signingPlan: (p) => planOf('signWith' in p ? p.signWith : p.privateKeyId, [p.payload], p),
 };
 
 export const signRawPayloadsHandler: HandlerOf<'SIGN_RAW_PAYLOADS'> = {
   async execute(ctx, p) {
     return { signatures: await sign(ctx, p.signWith, p.payloads, p) };
   },
+  signingPlan: (p) => planOf(p.signWith, p.payloads, p),
 };
