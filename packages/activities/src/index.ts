@@ -251,6 +251,11 @@ export {
   requireSigningQuota,
   type SigningQuotas,
 } from './signing-quota.js';
+export {
+  type SigningPlan,
+  type StartedSignatures,
+  signWithStarted,
+} from './speculative-signing.js';
 export { parseStamp, type Stamp, verifyStamp } from './stamp.js';
 export { PASSKEY_ALGORITHMS } from './webauthn-attestation.js';
 export { checkWebauthnChallenge, webauthnChallengeOf } from './webauthn-stamp.js';
