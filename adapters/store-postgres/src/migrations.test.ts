@@ -55,6 +55,7 @@ describe('loadMigrations', () => {
       [19, 'vault_state'],
       [20, 'fiat_on_ramp'],
       [22, 'otp_signup_use'],
+      [23, 'organization_generation'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

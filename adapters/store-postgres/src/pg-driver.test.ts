@@ -136,6 +136,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 19 },
       { version: 20 },
       { version: 22 },
+      { version: 23 },
     ]);
   });
 

@@ -136,6 +136,12 @@ export interface PostgresStoreOptions {
   pool?: pg.Pool;
   /** The schema for Keyhold's tables (created if missing). Default `public`. */
   schema?: string;
+  /**
+   * Keep what requests read over and over while their organization's generation stands (see
+   * generation-cache.ts; each instance keeps its own, a change by any moves the generation).
+   * Default true; false sends every read to the database.
+   */
+  cache?: boolean;
   /** Options for the pool the store creates from `connectionString`. */
   poolOptions?: Omit<pg.PoolConfig, 'connectionString'>;
   /**
@@ -225,5 +231,5 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     }
     throw error;
   }
-  return new SqlStore(driver);
+  return new SqlStore(driver, options.cache === undefined ? {} : { cache: options.cache });
 }

@@ -107,6 +107,7 @@ describe('PGlite data directory', () => {
       { version: 19 },
       { version: 20 },
       { version: 22 },
+      { version: 23 },
     ]);
   });
 

@@ -82,6 +82,11 @@ export interface PgliteStoreOptions {
   dataDir?: string;
   /** A PGlite instance of your own (instead of `dataDir`); the store never closes it. */
   pglite?: PGlite;
+  /**
+   * Keep what requests read over and over while their organization's generation stands (see
+   * generation-cache.ts). Default true; false sends every read to the database.
+   */
+  cache?: boolean;
   /** The schema for Keyhold's tables. Default `public`. */
   schema?: string;
   /**
@@ -178,7 +183,7 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
   if (options.thread === 'worker') {
     if (options.pglite)
       throw new TypeError('a pglite instance of your own cannot move to a worker');
-    return openInWorker(options.dataDir, schema);
+    return openInWorker(options.dataDir, schema, options.cache);
   }
   let db: PGlite;
   let release = async () => {};
@@ -208,18 +213,22 @@ export async function createPgliteStore(options: PgliteStoreOptions = {}): Promi
   // A PGlite opened here is used by this store alone: its session keeps the schema's path.
   const owned = !options.pglite;
   if (owned) await db.exec(`SET search_path TO ${quoteSchema(schema)}`);
-  return migratedStore(new PgliteDriver(db, schema, release, owned), schema);
+  return migratedStore(new PgliteDriver(db, schema, release, owned), schema, options.cache);
 }
 
 /** The store over `driver` once pending migrations ran; the driver closed if they failed. */
-async function migratedStore(driver: SqlDriver, schema: string): Promise<SqlStore> {
+async function migratedStore(
+  driver: SqlDriver,
+  schema: string,
+  cache: boolean | undefined,
+): Promise<SqlStore> {
   try {
     await runMigrations(driver, { schema });
   } catch (error) {
     await driver.close().catch(() => {});
     throw error;
   }
-  return new SqlStore(driver);
+  return new SqlStore(driver, cache === undefined ? {} : { cache });
 }
 
 function damaged(dir: string, error: unknown): StoreOpenError {
@@ -233,7 +242,11 @@ function damaged(dir: string, error: unknown): StoreOpenError {
 }
 
 /** `createPgliteStore` with `thread: 'worker'`: the same checks and lock, PGlite elsewhere. */
-async function openInWorker(dataDir: string | undefined, schema: string): Promise<SqlStore> {
+async function openInWorker(
+  dataDir: string | undefined,
+  schema: string,
+  cache: boolean | undefined,
+): Promise<SqlStore> {
   const dir = dataDir === undefined ? undefined : resolve(dataDir);
   let unlock = () => {};
   if (dir !== undefined) {
@@ -251,5 +264,5 @@ async function openInWorker(dataDir: string | undefined, schema: string): Promis
     unlock();
     throw dir === undefined ? error : damaged(dir, error);
   }
-  return migratedStore(driver, schema);
+  return migratedStore(driver, schema, cache);
 }

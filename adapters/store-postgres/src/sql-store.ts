@@ -55,6 +55,7 @@ import {
 } from '@keyhold/activities';
 import { STORE_TABLES } from '@keyhold/store-tables';
 import type { Outbox, WebhookDelivery } from '@keyhold/webhooks';
+import { GenerationCache, type GenerationCacheSpec } from './generation-cache.js';
 import { LazySavepoints } from './lazy-savepoints.js';
 import { type MigrationReport, type RunMigrationsOptions, runMigrations } from './migrations.js';
 import { cursorQuery, type PagedQuery, pagedSql, planPage } from './paging.js';
@@ -275,6 +276,36 @@ function credentialLookupOf(
     ? [statements.withChildren, [...params, true]]
     : [statements.inScope, params];
 }
+
+const WALLET_ACCOUNT_BY_ADDRESS = `SELECT * FROM wallet_accounts
+  WHERE organization_id = $1 AND address_key = $2 ORDER BY seq LIMIT 1`;
+const PRIVATE_KEY_BY_ADDRESS = `SELECT * FROM private_keys
+  WHERE organization_id = $1 AND address_keys @> ARRAY[$2::text] ORDER BY seq LIMIT 1`;
+
+/**
+ * The reads the generation cache may answer (see generation-cache.ts): each selects only from
+ * tables whose triggers move the generation of the organizations its parameters name.
+ */
+export const GENERATION_CACHE: GenerationCacheSpec = {
+  generationReads: [organizations.selectByKey, organizations.selectByKeyForUpdate],
+  cacheable: new Map([
+    [FIND_API_KEY_CREDENTIALS_IN_SCOPE, { organizationParams: [1, 2] }],
+    [FIND_AUTHENTICATOR_CREDENTIALS_IN_SCOPE, { organizationParams: [1, 2] }],
+    [policies.listByScope, { organizationParams: [0] }],
+    [webhookEndpoints.listByScope, { organizationParams: [0] }],
+    [WALLET_ACCOUNT_BY_ADDRESS, { organizationParams: [0] }],
+    [PRIVATE_KEY_BY_ADDRESS, { organizationParams: [0] }],
+  ]),
+  generationTables: [
+    'users',
+    'api_keys',
+    'authenticators',
+    'policies',
+    'wallet_accounts',
+    'private_keys',
+    'webhook_endpoints',
+  ],
+};
 
 /** The one row a fixed statement selects, as a record. */
 async function one<T>(db: SqlClient, text: string, params: unknown[], of: (r: Row) => T) {
@@ -549,13 +580,7 @@ class WalletAccountRepositoryOver
   }
 
   findByAddress(org: string, address: string): Promise<WalletAccountRecord | undefined> {
-    return one(
-      this.db,
-      `SELECT * FROM wallet_accounts WHERE organization_id = $1 AND address_key = $2
-        ORDER BY seq LIMIT 1`,
-      [org, addressKey(address)],
-      walletAccounts.of,
-    );
+    return one(this.db, WALLET_ACCOUNT_BY_ADDRESS, [org, addressKey(address)], walletAccounts.of);
   }
 
   findByPublicKey(org: string, publicKey: string): Promise<WalletAccountRecord | undefined> {
@@ -596,14 +621,7 @@ class PrivateKeyRepositoryOver
   }
 
   findByAddress(org: string, address: string): Promise<PrivateKeyRecord | undefined> {
-    return one(
-      this.db,
-      `SELECT * FROM private_keys
-        WHERE organization_id = $1 AND address_keys @> ARRAY[$2::text]
-        ORDER BY seq LIMIT 1`,
-      [org, addressKey(address)],
-      privateKeys.of,
-    );
+    return one(this.db, PRIVATE_KEY_BY_ADDRESS, [org, addressKey(address)], privateKeys.of);
   }
 
   findByPublicKey(org: string, publicKey: string): Promise<PrivateKeyRecord | undefined> {
@@ -795,8 +813,19 @@ export class SqlStore implements Store, Outbox {
   private closed = false;
   private readonly running = new Set<Promise<unknown>>();
 
-  /** Wraps a driver whose schema is already migrated (see `SqlStore.open`). */
-  constructor(private readonly driver: SqlDriver) {}
+  /** What this instance keeps of the reads every request repeats (see generation-cache.ts). */
+  readonly cache: GenerationCache | undefined;
+
+  /**
+   * Wraps a driver whose schema is already migrated (see `SqlStore.open`). `cache: false`
+   * sends every read to the database.
+   */
+  constructor(
+    private readonly driver: SqlDriver,
+    options: { cache?: boolean } = {},
+  ) {
+    this.cache = options.cache === false ? undefined : new GenerationCache(GENERATION_CACHE);
+  }
 
   /** Applies pending migrations (refusing a database it cannot use), then wraps the driver. */
   static async open(
@@ -809,7 +838,7 @@ export class SqlStore implements Store, Outbox {
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     return this.withClient((client) => {
-      const savepoints = new LazySavepoints(client);
+      const savepoints = new LazySavepoints(this.cache ? this.cache.over(client) : client);
       return work(transactionOver(savepoints.client, (w) => savepoints.run(w)));
     });
   }

@@ -55,12 +55,15 @@ export type SqlLookup<T> = (db: SqlClient, ...values: string[]) => Promise<T>;
  */
 export class SqlTable<R> {
   private readonly columns: string[];
-  private readonly selectByKey: string;
-  private readonly selectByKeyForUpdate: string;
+  /** The statement of `get`: the row with this key (`keyFields`). */
+  readonly selectByKey: string;
+  /** The statement of `get(…, true)`: the same, locked until the transaction ends. */
+  readonly selectByKeyForUpdate: string;
   private readonly insertOnce: string;
   private readonly upsert: string;
   private readonly deleteByKey: string;
-  private readonly listByScope: string;
+  /** The statement of `list`: the rows of one scope, in listing order ('' without a scope). */
+  readonly listByScope: string;
   /** For each constraint checked before an insert reports the last one. */
   private readonly probes: { name: string; sql: string; fields: readonly (keyof R)[] }[];
   private readonly otherwise: string;

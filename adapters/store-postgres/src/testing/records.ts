@@ -7,6 +7,7 @@ export {
   activity,
   activityId,
   apiKey,
+  authenticator,
   fresh,
   organization,
   policy,

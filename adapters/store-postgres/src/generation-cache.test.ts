@@ -1,0 +1,277 @@
+/**
+ * The generation cache (generation-cache.ts, migration 0023), on PGlite and Postgres: two store
+ * instances share one database, as two servers would; one keeps answers, the other changes
+ * what they were read from, and every change of every kind shows at once in the first one's
+ * next read — compared with a third instance that keeps nothing. A transaction sees its own
+ * writes. The triggers are on exactly the tables the cacheable reads select from.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Store, StoreTransaction } from '@keyhold/activities';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresStore } from './pg-driver.js';
+import { createPgliteStore } from './pglite-driver.js';
+import { GENERATION_CACHE, type SqlStore } from './sql-store.js';
+import { templatePglite } from './testing/pglite-template.js';
+import {
+  account,
+  apiKey,
+  authenticator,
+  organization,
+  policy,
+  privateKey,
+  user,
+  wallet,
+  webhookEndpoint,
+} from './testing/records.js';
+import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
+
+interface Instances {
+  /** Keeps answers. */
+  cached: SqlStore;
+  /** Changes things. */
+  other: SqlStore;
+  /** Keeps nothing: the truth. */
+  uncached: SqlStore;
+}
+
+/** What one signing request reads through the cache, in one transaction. */
+async function requestReads(store: Store, o: Seeded) {
+  return store.transaction(async (tx: StoreTransaction) => {
+    await tx.organizations.get(o.organizationId);
+    return {
+      apiKeys: await tx.credentials.findApiKeys(o.publicKey, {
+        organizationId: o.organizationId,
+        includeChildren: false,
+      }),
+      passkeys: await tx.credentials.findAuthenticators(o.credentialId, {
+        organizationId: o.organizationId,
+        includeChildren: false,
+      }),
+      policies: await tx.policies.list(o.organizationId),
+      account: await tx.walletAccounts.findByAddress(o.organizationId, o.address),
+      privateKey: await tx.privateKeys.findByAddress(o.organizationId, o.keyAddress),
+      endpoints: await tx.webhookEndpoints.list(o.organizationId),
+    };
+  });
+}
+
+interface Seeded {
+  organizationId: string;
+  userId: string;
+  publicKey: string;
+  credentialId: string;
+  address: string;
+  keyAddress: string;
+  walletId: string;
+}
+
+async function seed(store: Store): Promise<Seeded> {
+  const org = organization();
+  const u = user(org.organizationId);
+  const key = apiKey(org.organizationId, u.userId);
+  const passkey = authenticator(org.organizationId, u.userId);
+  const w = wallet(org.organizationId);
+  const a = account(org.organizationId, w.walletId);
+  const k = privateKey(org.organizationId);
+  await store.transaction(async (tx) => {
+    await tx.organizations.insert(org);
+    await tx.users.insert(u);
+    await tx.apiKeys.insert(key);
+    await tx.authenticators.insert(passkey);
+    await tx.policies.insert(policy(org.organizationId));
+    await tx.wallets.insert(w);
+    await tx.walletAccounts.insert(a);
+    await tx.privateKeys.insert(k);
+    await tx.webhookEndpoints.insert(webhookEndpoint(org.organizationId));
+  });
+  return {
+    organizationId: org.organizationId,
+    userId: u.userId,
+    publicKey: key.publicKey,
+    credentialId: passkey.credentialId,
+    address: a.address,
+    keyAddress: k.addresses[0]!.address,
+    walletId: w.walletId,
+  };
+}
+
+/** Every kind of change to what the cached reads select, made by the other instance. */
+const CHANGES: [string, (tx: StoreTransaction, o: Seeded) => Promise<unknown>][] = [
+  [
+    'a user renamed',
+    async (tx, o) => {
+      const u = (await tx.users.get(o.organizationId, o.userId))!;
+      await tx.users.update({ ...u, userName: 'Renamed' });
+    },
+  ],
+  [
+    'a second API key for the user',
+    (tx, o) => tx.apiKeys.insert(apiKey(o.organizationId, o.userId, { apiKeyName: 'second' })),
+  ],
+  [
+    'the API key deleted',
+    async (tx, o) => {
+      const [found] = await tx.credentials.findApiKeys(o.publicKey, {
+        organizationId: o.organizationId,
+        includeChildren: false,
+      });
+      await tx.apiKeys.delete(o.organizationId, found!.apiKey.apiKeyId);
+    },
+  ],
+  [
+    'a passkey added',
+    (tx, o) => tx.authenticators.insert(authenticator(o.organizationId, o.userId)),
+  ],
+  [
+    'a policy added',
+    (tx, o) => tx.policies.insert(policy(o.organizationId, { effect: 'EFFECT_DENY' })),
+  ],
+  [
+    'every policy deleted',
+    async (tx, o) => {
+      for (const p of await tx.policies.list(o.organizationId)) {
+        await tx.policies.delete(o.organizationId, p.policyId);
+      }
+    },
+  ],
+  [
+    'the account exported',
+    async (tx, o) => {
+      const a = (await tx.walletAccounts.findByAddress(o.organizationId, o.address))!;
+      await tx.walletAccounts.markExported(o.organizationId, a.walletAccountId, 1_800_000_000_000);
+    },
+  ],
+  [
+    'the private key disabled',
+    async (tx, o) => {
+      const k = (await tx.privateKeys.findByAddress(o.organizationId, o.keyAddress))!;
+      await tx.privateKeys.update({ ...k, disabled: true });
+    },
+  ],
+  [
+    'a webhook endpoint added',
+    (tx, o) => tx.webhookEndpoints.insert(webhookEndpoint(o.organizationId)),
+  ],
+  [
+    'the private key deleted',
+    async (tx, o) => {
+      const k = (await tx.privateKeys.findByAddress(o.organizationId, o.keyAddress))!;
+      await tx.privateKeys.delete(o.organizationId, k.privateKeyId);
+    },
+  ],
+];
+
+function cacheSuite(name: string, open: () => Promise<Instances & { dispose(): Promise<void> }>) {
+  describe(`the generation cache on ${name}`, () => {
+    let stores: Instances & { dispose(): Promise<void> };
+    let o: Seeded;
+    beforeAll(async () => {
+      stores = await open();
+      o = await seed(stores.other);
+    }, 60_000);
+    afterAll(async () => {
+      await stores?.dispose();
+    });
+
+    it('answers a repeated read while the generation stands', async () => {
+      const first = await requestReads(stores.cached, o);
+      const hits = stores.cached.cache!.hits;
+      const again = await requestReads(stores.cached, o);
+      expect(stores.cached.cache!.hits - hits).toBe(6);
+      expect(again).toEqual(first);
+      expect(again).toEqual(await requestReads(stores.uncached, o));
+      // An answer is a copy: changing it changes nothing kept.
+      again.policies[0]!.policyName = 'changed by the caller';
+      expect((await requestReads(stores.cached, o)).policies[0]!.policyName).not.toBe(
+        'changed by the caller',
+      );
+    });
+
+    it.each(CHANGES)('shows at once what another instance changed: %s', async (_, change) => {
+      await requestReads(stores.cached, o); // kept
+      await stores.other.transaction((tx) => change(tx, o));
+      expect(await requestReads(stores.cached, o)).toEqual(await requestReads(stores.uncached, o));
+    });
+
+    it('a transaction sees its own writes, and what it read after them is not kept', async () => {
+      await requestReads(stores.cached, o);
+      const added = policy(o.organizationId, { policyName: `own ${randomUUID()}` });
+      const seen = await stores.cached.transaction(async (tx) => {
+        await tx.organizations.get(o.organizationId);
+        await tx.policies.list(o.organizationId);
+        await tx.policies.insert(added);
+        return tx.policies.list(o.organizationId);
+      });
+      expect(seen.map((p) => p.policyId)).toContain(added.policyId);
+      await expect(
+        stores.cached.transaction(async (tx) => {
+          await tx.organizations.get(o.organizationId);
+          await tx.policies.insert(policy(o.organizationId));
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await requestReads(stores.cached, o)).toEqual(await requestReads(stores.uncached, o));
+    });
+
+    it('a read before the organization’s goes to the database', async () => {
+      const misses = stores.cached.cache!.misses;
+      const hits = stores.cached.cache!.hits;
+      await stores.cached.transaction((tx) => tx.policies.list(o.organizationId));
+      expect([stores.cached.cache!.hits, stores.cached.cache!.misses]).toEqual([hits, misses]);
+    });
+
+    it('has triggers on exactly the tables the cacheable reads select from', async () => {
+      const triggered = await stores.uncached.sqlTransaction(async (sql) =>
+        (
+          await sql.query<{ table_name: string }>(
+            `SELECT DISTINCT c.relname AS table_name FROM pg_trigger t
+               JOIN pg_class c ON c.oid = t.tgrelid
+               JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname = current_schema() AND t.tgname LIKE '%\\_generation\\_%'`,
+          )
+        ).map((r) => r.table_name),
+      );
+      expect(triggered.sort()).toEqual([...GENERATION_CACHE.generationTables].sort());
+      for (const text of GENERATION_CACHE.cacheable.keys()) {
+        const tables = [...text.matchAll(/\b(?:FROM|JOIN)\s+([a-z_]+)/gi)].map((m) => m[1]!);
+        expect(tables.length).toBeGreaterThan(0);
+        for (const table of tables) expect(GENERATION_CACHE.generationTables).toContain(table);
+      }
+    });
+  });
+}
+
+cacheSuite('PGlite', async () => {
+  const pglite = await templatePglite();
+  const schema = testSchema('generation');
+  const cached = await createPgliteStore({ pglite, schema });
+  const other = await createPgliteStore({ pglite, schema });
+  const uncached = await createPgliteStore({ pglite, schema, cache: false });
+  return {
+    cached,
+    other,
+    uncached,
+    async dispose() {
+      for (const s of [cached, other, uncached]) await s.close();
+      await pglite.close();
+    },
+  };
+});
+
+const reachable = await postgresReachable();
+(reachable ? cacheSuite : describe.skip)('Postgres', async () => {
+  const schema = testSchema('generation');
+  const options = { connectionString: POSTGRES_URL, schema };
+  const cached = await createPostgresStore(options);
+  const other = await createPostgresStore(options);
+  const uncached = await createPostgresStore({ ...options, cache: false });
+  return {
+    cached,
+    other,
+    uncached,
+    async dispose() {
+      for (const s of [cached, other, uncached]) await s.close();
+      await dropSchemas([schema]);
+    },
+  };
+});
