@@ -88,12 +88,43 @@ export async function prepareChildStore(
   };
 }
 
-/** Starts bench/server.ts on `store` and resolves with its listening line (60 s at most). */
+/**
+ * What serves the bench: `bench/server.ts` (the default: `startServer()` composed as `keyhold
+ * serve` composes it, quiet) or, with BENCH_SERVER=cli, `keyhold serve` itself as a user starts
+ * it (`pnpm keyhold serve`: its logger and access lines included).
+ */
+export const BENCH_SERVER = process.env.BENCH_SERVER === 'cli' ? 'cli' : 'bench';
+
+/** `keyhold serve`'s store flags for a ChildStore argument. */
+function storeFlags(arg: string): string[] {
+  if (arg === 'memory') return ['--memory'];
+  if (arg.startsWith('data:')) return ['--data', arg.slice('data:'.length)];
+  return ['--postgres', arg.slice('postgres:'.length)];
+}
+
+/**
+ * Starts the bench's server (see BENCH_SERVER) on `store` and resolves with its listening line
+ * (60 s at most).
+ */
 export function startChildServer(
   apiPublicKey: string,
   store: ChildStore,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; info: ServerInfo }> {
+  const args =
+    BENCH_SERVER === 'cli'
+      ? [
+          join(ROOT, 'packages/cli/src/main.ts'),
+          'serve',
+          '--host',
+          '127.0.0.1',
+          '--port',
+          '0',
+          '--bootstrap-api-public-key',
+          apiPublicKey,
+          ...storeFlags(store.arg),
+        ]
+      : [join(ROOT, 'bench/server.ts'), apiPublicKey, store.arg];
   const child = spawn(
     process.execPath,
     [
@@ -103,9 +134,7 @@ export function startChildServer(
       '--import',
       'tsx',
       '--conditions=keyhold-source',
-      join(ROOT, 'bench/server.ts'),
-      apiPublicKey,
-      store.arg,
+      ...args,
     ],
     {
       cwd: ROOT,
@@ -120,9 +149,20 @@ export function startChildServer(
     );
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the bench server exited early (code ${code})`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      let parsed: (ServerInfo & { event?: string }) | undefined;
+      try {
+        parsed = JSON.parse(line) as ServerInfo & { event?: string };
+      } catch {
+        return; // a log line
+      }
+      if (BENCH_SERVER === 'cli' && parsed.event !== 'listening') return;
       clearTimeout(timer);
-      resolve({ child, info: JSON.parse(line) as ServerInfo });
+      // Whatever it prints afterwards (access lines) is read and dropped, so it never blocks.
+      lines.removeAllListeners('line');
+      lines.on('line', () => {});
+      resolve({ child, info: parsed });
     });
   });
 }

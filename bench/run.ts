@@ -6,6 +6,7 @@ import { createOpenSslSignatureVerifier } from '@keyhold/crypto-node';
 import { createApiKeyStamper, generateApiKeyPair } from '@keyhold/server';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import {
+  BENCH_SERVER,
   type ChildStore,
   POSTGRES_URL,
   percentile,
@@ -472,7 +473,7 @@ const skipped: { store: StoreName; reason: string }[] = [];
 for (const name of STORES) {
   process.stdout.write(
     `\n(b) end to end on ${STORE_LABEL[name]}: sign_raw_payload V2 over keep-alive HTTP to a` +
-      ` child-process Express server, concurrency ${CONCURRENCY}, ${fmt(REQUESTS)} requests or ${E2E_SECONDS} s\n`,
+      ` ${BENCH_SERVER === 'cli' ? '`keyhold serve` child process' : 'child-process Express server (bench/server.ts)'}, concurrency ${CONCURRENCY}, ${fmt(REQUESTS)} requests or ${E2E_SECONDS} s\n`,
   );
   const spec = await prepareStore(name);
   if (typeof spec === 'string') {

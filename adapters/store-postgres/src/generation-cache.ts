@@ -56,6 +56,8 @@ export class GenerationCache {
   readonly #entries = new Map<string, Entry>();
   readonly #generationReads: ReadonlySet<string>;
   readonly #generationTables: ReadonlySet<string>;
+  /** Whether a statement writes a generation table, by its text (the store's texts are few). */
+  readonly #writes = new Map<string, boolean>();
   /** Reads answered from the cache, and cacheable reads that went to the database. */
   hits = 0;
   misses = 0;
@@ -129,10 +131,15 @@ export class GenerationCache {
   }
 
   #writesGenerationTable(text: string): boolean {
-    for (const match of text.matchAll(WRITTEN_TABLE)) {
-      if (this.#generationTables.has(match[1]!.toLowerCase())) return true;
+    let writes = this.#writes.get(text);
+    if (writes === undefined) {
+      writes = [...text.matchAll(WRITTEN_TABLE)].some((m) =>
+        this.#generationTables.has(m[1]!.toLowerCase()),
+      );
+      // Statements built from varying parts (paging) are not remembered: the map stays small.
+      if (this.#writes.size < 1_000) this.#writes.set(text, writes);
     }
-    return false;
+    return writes;
   }
 }
 
