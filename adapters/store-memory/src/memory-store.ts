@@ -553,6 +553,12 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         list.splice(at, 0, r.id);
         j.onRollback(() => list.splice(list.indexOf(r.id), 1));
       },
+      // The three writes in turn: the insert throws a conflict before the others write.
+      async insertDecided(r, evaluation, audit) {
+        await tx.activities.insert(r);
+        await tx.policyEvaluations.insert(evaluation);
+        await tx.auditLog.append(r.organizationId, audit.body, audit.now);
+      },
     },
     policies: namedRepository(s.policies, j, 'policyName'),
     userTags: namedRepository(s.userTags, j, 'tagName'),

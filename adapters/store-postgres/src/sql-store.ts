@@ -115,6 +115,38 @@ WITH head AS (
 INSERT INTO audit_entries (organization_id, seq, body, hash, created_at)
 SELECT organization_id, seq, $2, hash, $3 FROM head`;
 
+/**
+ * A decided activity, its policy evaluation and its audit entry in one statement
+ * (`ActivityRepository.insertDecided`): the activity is inserted unless it conflicts, and the
+ * other two only for the row it inserted, so a conflict writes nothing. Parameters: the
+ * activity's, then the evaluation's, then organization, body, now and the genesis hash.
+ */
+const INSERT_DECIDED = (() => {
+  const evaluationFrom = activities.columns.length + 1;
+  const audit = evaluationFrom + policyEvaluations.columns.length;
+  const [org, body, now, genesis] = [audit, audit + 1, audit + 2, audit + 3];
+  return `
+WITH activity AS (${activities.insertOnce}),
+evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
+head AS (
+  INSERT INTO audit_heads AS h (organization_id, seq, hash, created_at, updated_at)
+  SELECT $${org}::text, 1,
+         encode(sha256(convert_to($${genesis}::text || E'\n' || $${body}::text, 'UTF8')), 'hex'),
+         $${now}::bigint, $${now}::bigint
+    FROM activity
+  ON CONFLICT (organization_id) DO UPDATE
+     SET seq = h.seq + 1,
+         hash = encode(sha256(convert_to(h.hash || E'\n' || $${body}::text, 'UTF8')), 'hex'),
+         updated_at = $${now}::bigint
+  RETURNING organization_id, seq, hash
+),
+entry AS (
+  INSERT INTO audit_entries (organization_id, seq, body, hash, created_at)
+  SELECT organization_id, seq, $${body}::text, hash, $${now}::bigint FROM head
+)
+SELECT inserted FROM activity`;
+})();
+
 /** The audit chains: appends computed in the database, listings by seq. */
 class AuditLogRepositoryOver implements AuditLogRepository {
   constructor(private readonly db: SqlClient) {}
@@ -637,6 +669,23 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
 
   findByFingerprint(fingerprint: string): Promise<ActivityRecord | undefined> {
     return activityByFingerprint(this.db, fingerprint);
+  }
+
+  async insertDecided(
+    record: ActivityRecord,
+    evaluation: PolicyEvaluationRecord,
+    audit: { readonly body: string; readonly now: number },
+  ): Promise<void> {
+    const params = [
+      ...activities.params(record),
+      ...policyEvaluations.params(evaluation),
+      record.organizationId,
+      audit.body,
+      audit.now,
+      AUDIT_GENESIS,
+    ];
+    const inserted = await this.db.query(INSERT_DECIDED, params, true);
+    if (inserted.length === 0) throw await activities.conflictOf(this.db, record);
   }
 
   override list(

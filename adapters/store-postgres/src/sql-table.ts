@@ -28,6 +28,14 @@ function encode(type: ColumnType, value: unknown): unknown {
   return type === 'json' ? JSON.stringify(value) : value;
 }
 
+/** A placeholder with its column's type, for a SELECT list (where Postgres cannot infer it). */
+function typedPlaceholder(type: ColumnType, n: number): string {
+  const cast = { text: 'text', integer: 'bigint', boolean: 'boolean', json: 'text::jsonb' }[
+    type as Exclude<ColumnType, 'text[]'>
+  ];
+  return `$${n}::${cast ?? 'text[]'}`;
+}
+
 /** A placeholder, cast where the driver sends text (JSON) or arrays. */
 function placeholder(type: ColumnType, n: number): string {
   if (type === 'json') return `$${n}::text::jsonb`;
@@ -54,12 +62,16 @@ export type SqlLookup<T> = (db: SqlClient, ...values: string[]) => Promise<T>;
  * await users.insert(client, user); // inside a transaction
  */
 export class SqlTable<R> {
-  private readonly columns: string[];
+  /** The columns an insert writes, in `params` order. */
+  readonly columns: string[];
   /** The statement of `get`: the row with this key (`keyFields`). */
   readonly selectByKey: string;
   /** The statement of `get(…, true)`: the same, locked until the transaction ends. */
   readonly selectByKeyForUpdate: string;
-  private readonly insertOnce: string;
+  /** `INSERT … ON CONFLICT DO NOTHING RETURNING 1 AS inserted`: a row back when inserted. */
+  readonly insertOnce: string;
+  /** The column types of `insertOnce`'s parameters, in order. */
+  private readonly writtenTypes: readonly ColumnType[];
   private readonly upsert: string;
   private readonly deleteByKey: string;
   /** The statement of `list`: the rows of one scope, in listing order ('' without a scope). */
@@ -80,6 +92,7 @@ export class SqlTable<R> {
       ...(spec.derived ?? []),
     ];
     this.columns = written.map((c) => c.column);
+    this.writtenTypes = written.map((c) => c.type);
     const values = written.map((c, i) => placeholder(c.type, i + 1)).join(', ');
     const into = `INSERT INTO ${table} (${this.columns.join(', ')}) VALUES (${values})`;
     this.keys = keyFields(spec);
@@ -118,6 +131,17 @@ export class SqlTable<R> {
       });
   }
 
+  /**
+   * `INSERT INTO t (…) SELECT $first… FROM source`: the record inserted once for each row of
+   * `source` (a CTE), its parameters numbered from `first` (see `params`).
+   * @example
+   * evaluations.insertFrom('activity', 30); // INSERT INTO policy_evaluations (…) SELECT $30::text, … FROM activity
+   */
+  insertFrom(source: string, first: number): string {
+    const values = this.writtenTypes.map((t, i) => typedPlaceholder(t, first + i)).join(', ');
+    return `INSERT INTO ${this.spec.table} (${this.columns.join(', ')}) SELECT ${values} FROM ${source}`;
+  }
+
   /** The listing order: createdAt, ties in insertion order. */
   private order(): string {
     const createdAt = this.spec.fields.find((f) => f.field === this.spec.createdAt);
@@ -136,7 +160,7 @@ export class SqlTable<R> {
   };
 
   /** The parameters of the insert and upsert statements, in column order. */
-  private params(record: R): unknown[] {
+  params(record: R): unknown[] {
     const params = this.spec.fields.map((f) => encode(f.type, record[f.field]));
     for (const d of this.spec.derived ?? []) params.push(encode(d.type, d.value(record)));
     return params;
@@ -197,12 +221,20 @@ export class SqlTable<R> {
   async insert(db: SqlClient, record: R): Promise<void> {
     const inserted = await db.query(this.insertOnce, this.params(record), true);
     if (inserted.length > 0) return;
+    throw await this.conflictOf(db, record);
+  }
+
+  /**
+   * The conflict of a record `insertOnce` did not insert: the constraint it breaks, found by
+   * probing each in turn (the last one is what is left).
+   */
+  async conflictOf(db: SqlClient, record: R): Promise<StoreConflictError> {
     for (const probe of this.probes) {
       const taken = await db.query(probe.sql, valuesOf(record, probe.fields), true);
-      if (taken.length > 0) throw new StoreConflictError(probe.name);
+      if (taken.length > 0) return new StoreConflictError(probe.name);
     }
     // The only key left, though the row it collided with may be gone by now.
-    throw new StoreConflictError(this.otherwise);
+    return new StoreConflictError(this.otherwise);
   }
 
   /** Upserts, after the constraints checked on update. */

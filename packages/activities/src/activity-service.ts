@@ -53,7 +53,7 @@ import {
 } from './activity-proposal.js';
 import { ActivityScope } from './activity-scope.js';
 import { attestedLoginOnly, attestStamp } from './attested-stamp.js';
-import { type AuditEvent, appendAuditEvent } from './audit/audit-chain.js';
+import { type AuditEvent, appendAuditEvent, auditBody } from './audit/audit-chain.js';
 import { requireCredentialScope } from './credential-scope.js';
 import { type ActivityDecision, decide } from './decision/decide.js';
 import {
@@ -586,23 +586,21 @@ export class ActivityService {
         } else {
           record.status = CONSENSUS_NEEDED;
         }
-        await tx.activities.insert(record);
-        await tx.policyEvaluations.insert(evaluation);
         await enqueueActivityUpdate(tx, this.deps.ids, record, now, organization);
-        // Last: the chain's head stays locked until the commit.
-        await appendAuditEvent(
-          tx,
-          organization.organizationId,
-          {
-            event: 'activity',
-            activityId: record.id,
-            activityType: record.type,
-            status: record.status,
-            fingerprint: record.fingerprint,
-            userId: principal.user.userId,
-          },
+        // The activity, its evaluation and its audit entry in one write, last: the audit
+        // chain's head stays locked until the commit.
+        const entry: AuditEvent = {
+          event: 'activity',
+          activityId: record.id,
+          activityType: record.type,
+          status: record.status,
+          fingerprint: record.fingerprint,
+          userId: principal.user.userId,
+        };
+        await tx.activities.insertDecided(record, evaluation, {
+          body: auditBody(organization.organizationId, entry, now),
           now,
-        );
+        });
         const view = activityView(record);
         if (s.body.generateAppProofs !== true) return view;
         const appProofs = await this.recordAppProofs(tx, record, now, true);

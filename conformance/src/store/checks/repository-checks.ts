@@ -1553,6 +1553,47 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     },
   );
 
+  check(
+    'activities: insertDecided writes the activity, its evaluation and its audit entry, or nothing on a conflict',
+    async () => {
+      const org = fresh('org');
+      const first = activity(org, { id: activityId() });
+      const decided = policyEvaluation(org, first.id);
+      const body = (n: number) => JSON.stringify({ organizationId: org, n });
+      await tx((t) => t.auditLog.append(org, body(1), 1000));
+      await tx((t) => t.activities.insertDecided(first, decided, { body: body(2), now: 2000 }));
+      expect(await tx((t) => t.activities.get(org, first.id))).toEqual(first);
+      expect(await tx((t) => t.policyEvaluations.listByActivity(org, first.id))).toEqual([decided]);
+      // The same fingerprint again: refused as insert refuses it, nothing of it written, and the
+      // transaction goes on.
+      const again = activity(org, { id: activityId(), fingerprint: first.fingerprint });
+      const after = await tx(async (t) => {
+        const refused = await conflict(
+          t.activities.insertDecided(again, policyEvaluation(org, again.id), {
+            body: body(3),
+            now: 3000,
+          }),
+        );
+        await t.auditLog.append(org, body(4), 4000);
+        return refused;
+      });
+      expect(after).toBe('activity_fingerprint');
+      expect(await tx((t) => t.activities.get(org, again.id))).toBeUndefined();
+      expect(await tx((t) => t.policyEvaluations.listByActivity(org, again.id))).toEqual([]);
+      const entries = await tx((t) => t.auditLog.list(org, 1, 10));
+      expect(entries.map((e) => JSON.parse(e.body).n)).toEqual([1, 2, 4]);
+      const head = (await tx((t) => t.auditLog.heads())).find((h) => h.organizationId === org);
+      expect(verifyAuditChain(entries, head)).toBeUndefined();
+      expect(entries[1]).toEqual({
+        organizationId: org,
+        seq: 2,
+        body: body(2),
+        hash: auditEntryHash(entries[0]!.hash, body(2)),
+        createdAt: 2000,
+      });
+    },
+  );
+
   check('payments: get, list, by authorization, by status, both conflicts', async () => {
     const org = fresh('org');
     const payment = (paymentId: string, status: PaymentRecord['status']): PaymentRecord => ({

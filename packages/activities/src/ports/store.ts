@@ -278,6 +278,19 @@ export interface ActivityRepository {
     page: PageRequest,
   ): Promise<ActivityRecord[]>;
   insert(record: ActivityRecord): Promise<void>;
+  /**
+   * A new activity with the policy evaluation that decided it and its entry in the
+   * organization's audit chain: what `insert(record)`, `policyEvaluations.insert(evaluation)`
+   * and `auditLog.append(record.organizationId, audit.body, audit.now)` do, in that order, in
+   * one write where the store can (the SQL store sends one statement). A record that breaks a
+   * unique constraint throws StoreConflictError as `insert` does, and nothing is written. Call it
+   * last in the transaction: the audit chain's head stays locked until the transaction ends.
+   */
+  insertDecided(
+    record: ActivityRecord,
+    evaluation: PolicyEvaluationRecord,
+    audit: { readonly body: string; readonly now: number },
+  ): Promise<void>;
   update(record: ActivityRecord): Promise<void>;
   /**
    * How many activities of the organization and of its sub-organizations match `filter` and
