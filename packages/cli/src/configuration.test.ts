@@ -134,4 +134,17 @@ describe('postgresTarget', () => {
     });
     expect(postgresTarget('not a url')).toEqual({ connectionString: 'not a url' });
   });
+
+  it('takes `pool_max` out as the pool size, and refuses one that is not 1 to 1000', async () => {
+    const { postgresTarget } = await import('./store-selection.js');
+    expect(postgresTarget('postgres://db/keyhold?pool_max=4&sslmode=require')).toEqual({
+      connectionString: 'postgres://db/keyhold?sslmode=require',
+      poolOptions: { max: 4 },
+    });
+    for (const bad of ['0', '1001', '2.5', 'four', '']) {
+      expect(() => postgresTarget(`postgres://db/keyhold?pool_max=${bad}`)).toThrow(
+        `--postgres: pool_max must be an integer from 1 to 1000, got "${bad}"`,
+      );
+    }
+  });
 });

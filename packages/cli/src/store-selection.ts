@@ -94,12 +94,18 @@ export async function openStore(
 
 /**
  * A `--postgres` URL as the store takes it: its `schema` query parameter (the schema Keyhold's
- * tables live in; default `public`) taken out, the rest passed to the driver as it is.
+ * tables live in; default `public`) and `pool_max` (the most connections the instance opens;
+ * default 10, `pg`'s) taken out, the rest passed to the driver as it is.
+ * @throws Error when `pool_max` is not an integer from 1 to 1000
  * @example
- * postgresTarget('postgres://db/keyhold?schema=tenant_a');
- * // { connectionString: 'postgres://db/keyhold', schema: 'tenant_a' }
+ * postgresTarget('postgres://db/keyhold?schema=tenant_a&pool_max=4');
+ * // { connectionString: 'postgres://db/keyhold', schema: 'tenant_a', poolOptions: { max: 4 } }
  */
-export function postgresTarget(url: string): { connectionString: string; schema?: string } {
+export function postgresTarget(url: string): {
+  connectionString: string;
+  schema?: string;
+  poolOptions?: { max: number };
+} {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -107,7 +113,17 @@ export function postgresTarget(url: string): { connectionString: string; schema?
     return { connectionString: url };
   }
   const schema = parsed.searchParams.get('schema');
-  if (schema === null) return { connectionString: url };
+  const poolMax = parsed.searchParams.get('pool_max');
+  if (schema === null && poolMax === null) return { connectionString: url };
   parsed.searchParams.delete('schema');
-  return { connectionString: parsed.toString(), schema };
+  parsed.searchParams.delete('pool_max');
+  const max = poolMax === null ? undefined : Number(poolMax);
+  if (max !== undefined && !(Number.isInteger(max) && max >= 1 && max <= 1000)) {
+    throw new Error(`--postgres: pool_max must be an integer from 1 to 1000, got "${poolMax}"`);
+  }
+  return {
+    connectionString: parsed.toString(),
+    ...(schema === null ? {} : { schema }),
+    ...(max === undefined ? {} : { poolOptions: { max } }),
+  };
 }
