@@ -138,17 +138,24 @@ export function startChildServer(
     ],
     {
       cwd: ROOT,
-      stdio: ['pipe', 'pipe', 'inherit'],
+      // `keyhold serve` logs every request: read and dropped, kept only to explain an early exit.
+      stdio: ['pipe', 'pipe', BENCH_SERVER === 'cli' ? 'pipe' : 'inherit'],
       env: { ...process.env, KEYHOLD_MASTER_KEY: undefined, ...store.env, ...env },
     },
   );
+  let stderrTail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString()).slice(-2_000);
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error('the bench server did not start within 60 s')),
       60_000,
     );
     child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the bench server exited early (code ${code})`)));
+    child.once('exit', (code) =>
+      reject(new Error(`the bench server exited early (code ${code})\n${stderrTail}`)),
+    );
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       let parsed: (ServerInfo & { event?: string }) | undefined;
