@@ -241,37 +241,39 @@ function cacheSuite(name: string, open: () => Promise<Instances & { dispose(): P
   });
 }
 
-cacheSuite('PGlite', async () => {
-  const pglite = await templatePglite();
-  const schema = testSchema('generation');
-  const cached = await createPgliteStore({ pglite, schema });
-  const other = await createPgliteStore({ pglite, schema });
-  const uncached = await createPgliteStore({ pglite, schema, cache: false });
+/** Three instances on one database: one keeps answers, one changes things, one keeps nothing. */
+async function threeInstances(
+  open: (cache: boolean) => Promise<SqlStore>,
+  release: () => Promise<void>,
+): Promise<Instances & { dispose(): Promise<void> }> {
+  const cached = await open(true);
+  const other = await open(true);
+  const uncached = await open(false);
   return {
     cached,
     other,
     uncached,
     async dispose() {
       for (const s of [cached, other, uncached]) await s.close();
-      await pglite.close();
+      await release();
     },
   };
+}
+
+cacheSuite('PGlite', async () => {
+  const pglite = await templatePglite();
+  const schema = testSchema('generation');
+  return threeInstances(
+    (cache) => createPgliteStore({ pglite, schema, cache }),
+    () => pglite.close(),
+  );
 });
 
 const reachable = await postgresReachable();
 (reachable ? cacheSuite : describe.skip)('Postgres', async () => {
   const schema = testSchema('generation');
-  const options = { connectionString: POSTGRES_URL, schema };
-  const cached = await createPostgresStore(options);
-  const other = await createPostgresStore(options);
-  const uncached = await createPostgresStore({ ...options, cache: false });
-  return {
-    cached,
-    other,
-    uncached,
-    async dispose() {
-      for (const s of [cached, other, uncached]) await s.close();
-      await dropSchemas([schema]);
-    },
-  };
+  return threeInstances(
+    (cache) => createPostgresStore({ connectionString: POSTGRES_URL, schema, cache }),
+    () => dropSchemas([schema]),
+  );
 });

@@ -10,10 +10,9 @@ import type { Curve } from '@keyhold/protocol';
 import { MemoryRateLimiter } from '@keyhold/ratelimit-memory';
 import { MemoryStore } from '@keyhold/store-memory';
 import { generateMasterKey, SoftwareKeyVault } from '@keyhold/vault-software';
+import { PiscinaCryptoWorkPool } from '@keyhold/worker-pool-piscina';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-// The adapter package is not a dependency of @keyhold/server: imported by path, from sources.
-import { PiscinaCryptoWorkPool } from '../../../adapters/worker-pool-piscina/src/index.js';
 import {
   createApiKeyUser,
   ethereumAccountAt,
