@@ -256,6 +256,11 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
   const tx: StoreTransaction = {
     organizations: {
       ...s.organizations.over(j),
+      async getWithActivity(org, fingerprint) {
+        const organization = await tx.organizations.get(org);
+        const activity = await tx.activities.findByFingerprint(fingerprint);
+        return { ...(organization ? { organization } : {}), ...(activity ? { activity } : {}) };
+      },
       async findRootByName(name) {
         const orgs = [...s.organizations.rows.values()].filter(
           (o) => !o.parentOrganizationId && o.name === name,

@@ -309,6 +309,14 @@ function credentialLookupOf(
     : [statements.inScope, params];
 }
 
+/**
+ * The organization (its columns, NULL when there is none) and the activity of a fingerprint (as
+ * JSON, of whichever organization), in one row.
+ */
+const ORGANIZATION_WITH_ACTIVITY = `
+SELECT o.*, (SELECT to_jsonb(a) FROM activities a WHERE a.fingerprint = $2) AS found_activity
+  FROM (SELECT 1) AS one LEFT JOIN organizations o ON o.organization_id = $1`;
+
 const WALLET_ACCOUNT_BY_ADDRESS = `SELECT * FROM wallet_accounts
   WHERE organization_id = $1 AND address_key = $2 ORDER BY seq LIMIT 1`;
 const PRIVATE_KEY_BY_ADDRESS = `SELECT * FROM private_keys
@@ -319,7 +327,11 @@ const PRIVATE_KEY_BY_ADDRESS = `SELECT * FROM private_keys
  * tables whose triggers move the generation of the organizations its parameters name.
  */
 export const GENERATION_CACHE: GenerationCacheSpec = {
-  generationReads: [organizations.selectByKey, organizations.selectByKeyForUpdate],
+  generationReads: [
+    organizations.selectByKey,
+    organizations.selectByKeyForUpdate,
+    ORGANIZATION_WITH_ACTIVITY,
+  ],
   cacheable: new Map([
     [FIND_API_KEY_CREDENTIALS_IN_SCOPE, { organizationParams: [1, 2] }],
     [FIND_AUTHENTICATOR_CREDENTIALS_IN_SCOPE, { organizationParams: [1, 2] }],
@@ -371,6 +383,22 @@ class OrganizationRepositoryOver
 {
   constructor(db: SqlClient) {
     super(organizations, db);
+  }
+
+  async getWithActivity(
+    organizationId: string,
+    fingerprint: string,
+  ): Promise<{ organization?: OrganizationRecord; activity?: ActivityRecord }> {
+    const [row] = await this.db.query(
+      ORGANIZATION_WITH_ACTIVITY,
+      [organizationId, fingerprint],
+      true,
+    );
+    const found = row?.found_activity as Row | null | undefined;
+    return {
+      ...(row?.organization_id != null ? { organization: organizations.of(row) } : {}),
+      ...(found ? { activity: activities.of(found) } : {}),
+    };
   }
 
   findRootByName(name: string): Promise<OrganizationRecord | undefined> {

@@ -502,7 +502,11 @@ export class ActivityService {
         refusal = undefined;
         submitter = undefined;
         signed = undefined;
-        const named = await requireOrganization(tx, s.organizationId);
+        // The organization and a stored activity of this body, in one read; the activity is
+        // looked at only once the submitter is known, as before.
+        const first = await tx.organizations.getWithActivity(s.organizationId, s.fingerprint);
+        const named = first.organization;
+        if (!named) throw new KeyholdError('ORGANIZATION_NOT_FOUND');
         // A login may name the parent of the sub-organization it runs in (see submitter.ts).
         const { organization, principal } = await findSubmitter(
           tx,
@@ -512,7 +516,7 @@ export class ActivityService {
           now,
         );
         submitter = { organizationId: organization.organizationId, userId: principal.user.userId };
-        const existing = await tx.activities.findByFingerprint(s.fingerprint);
+        const existing = first.activity;
         // Rate limits after authentication; a resubmitted body only reads its activity.
         await s.meter?.charge({
           organizationId: organization.organizationId,

@@ -1553,6 +1553,26 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     },
   );
 
+  check('organizations: getWithActivity is get and findByFingerprint in one read', async () => {
+    const org = organization();
+    const stored = activity(fresh('org'), { id: activityId() });
+    await tx(async (t) => {
+      await t.organizations.insert(org);
+      await t.activities.insert(stored);
+    });
+    const missing = `sha256:${fresh('none')}`;
+    expect(
+      await tx((t) => t.organizations.getWithActivity(org.organizationId, stored.fingerprint)),
+    ).toEqual({ organization: org, activity: stored });
+    expect(await tx((t) => t.organizations.getWithActivity(org.organizationId, missing))).toEqual({
+      organization: org,
+    });
+    expect(
+      await tx((t) => t.organizations.getWithActivity(fresh('missing'), stored.fingerprint)),
+    ).toEqual({ activity: stored });
+    expect(await tx((t) => t.organizations.getWithActivity(fresh('missing'), missing))).toEqual({});
+  });
+
   check(
     'activities: insertDecided writes the activity, its evaluation and its audit entry, or nothing on a conflict',
     async () => {

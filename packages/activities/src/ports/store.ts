@@ -69,6 +69,14 @@ export interface ResourceCounts {
 /** Organizations and their sub-organizations. */
 export interface OrganizationRepository {
   get(organizationId: string): Promise<OrganizationRecord | undefined>;
+  /**
+   * `get(organizationId)` and `activities.findByFingerprint(fingerprint)` in one read (one
+   * statement on the SQL store): what every submission reads first.
+   */
+  getWithActivity(
+    organizationId: string,
+    fingerprint: string,
+  ): Promise<{ organization?: OrganizationRecord; activity?: ActivityRecord }>;
   insert(record: OrganizationRecord): Promise<void>;
   update(record: OrganizationRecord): Promise<void>;
   /** The first organization created without a parent (bootstrap reuse). */
