@@ -494,14 +494,17 @@ export class ActivityService {
     let refusal: ExecutionRefusal | undefined;
     // Who is refused, once the stamp verified: an authenticated refusal joins the audit chain.
     let submitter: AuditSubject | undefined;
-    // The key a completed signature used, remembered for this API key (see startSignatures).
+    // The key a completed signature used, remembered for this API key (see startSignatures);
+    // a resubmitted body changes nothing of what is remembered.
     let signed: RecentSigner | undefined;
+    let resubmitted = false;
     try {
       const activity = await this.deps.store.transaction(async (tx) => {
         effects.length = 0; // a store that retries the callback starts the effects over
         refusal = undefined;
         submitter = undefined;
         signed = undefined;
+        resubmitted = false;
         // The organization and a stored activity of this body, in one read; the activity is
         // looked at only once the submitter is known, as before.
         const first = await tx.organizations.getWithActivity(s.organizationId, s.fingerprint);
@@ -524,7 +527,10 @@ export class ActivityService {
           cost: existing ? 1 : s.cost,
         });
         const scope = new ActivityScope(tx, organization.organizationId);
-        if (existing) return this.viewFor(scope, organization, existing, principal, now);
+        if (existing) {
+          resubmitted = true;
+          return this.viewFor(scope, organization, existing, principal, now);
+        }
 
         this.checkLiveness(s.body.timestampMs as string, now);
         if (s.refusal) throw s.refusal;
@@ -611,7 +617,7 @@ export class ActivityService {
         return appProofs ? { ...view, appProofs } : view;
       });
       if (activity === undefined) throw (refusal as ExecutionRefusal).error;
-      this.rememberSigner(s, signed);
+      if (!resubmitted) this.rememberSigner(s, signed);
       await this.runEffects(effects);
       return activity;
     } catch (error) {

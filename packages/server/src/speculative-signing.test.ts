@@ -19,6 +19,7 @@ import {
   rejection,
   type SdkClient,
   sdkClient,
+  stampedPost,
   startTurnkeyServer,
 } from './__fixtures__/turnkey-server.js';
 import { generateApiKeyPair } from './api-key-signer.js';
@@ -120,6 +121,28 @@ describe('speculative signing (a server with a worker pool)', () => {
     expect(t.vault.signed.slice(before).map((s) => s.inTransaction)).toEqual([true, false]);
     expect(recovered(first, '11')).toBe(t.publicKey);
     expect(recovered(second, '22')).toBe(t.publicKey);
+  });
+
+  it('a resubmitted body answers its activity and leaves the remembered key be', async () => {
+    const body = {
+      type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
+      timestampMs: String(Date.now()),
+      organizationId: t.organizationId,
+      parameters: {
+        signWith: t.address,
+        payload: DIGEST('77'),
+        encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+        hashFunction: 'HASH_FUNCTION_NO_OP',
+      },
+    };
+    const path = '/public/v1/submit/sign_raw_payload';
+    const first = await stampedPost(t.server.url, path, body, t.key);
+    const again = await stampedPost(t.server.url, path, body, t.key);
+    expect(again.json.activity.id).toBe(first.json.activity.id);
+    expect(again.json.activity.result).toEqual(first.json.activity.result);
+    const before = t.vault.signed.length;
+    await signWith(t.client, t.address, '78');
+    expect(t.vault.signed.slice(before).map((s) => s.inTransaction)).toEqual([false]);
   });
 
   it('a refused request drops its started signature; the next one of that API key signs in its transaction', async () => {
