@@ -268,9 +268,13 @@ describe.skipIf(!withPostgres)('the database goes down under a running server', 
       let begin = seen.length - 1;
       while (begin > 0 && !seen[begin]!.includes('BEGIN')) begin--;
       // The store sends the insert as a named prepared statement: its text once per connection
-      // (the Parse, `name\0text`), then only its name (each Bind).
+      // (the Parse, `name\0text`), then only its name (each Bind). The insert is the first
+      // part of the statement that also writes the activity's evaluation and audit entry.
       const parse = [...seen, chunk]
-        .map((c) => /(kh_[0-9a-f]{24})\W\s*INSERT INTO activities/.exec(c)?.[1])
+        .map(
+          (c) =>
+            /(kh_[0-9a-f]{24})\W\s*(?:WITH activity AS \()?INSERT INTO activities/.exec(c)?.[1],
+        )
         .find((name) => name !== undefined);
       return seen
         .slice(begin)
