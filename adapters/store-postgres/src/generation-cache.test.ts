@@ -193,6 +193,36 @@ function cacheSuite(name: string, open: () => Promise<Instances & { dispose(): P
       expect(await requestReads(stores.cached, o)).toEqual(await requestReads(stores.uncached, o));
     });
 
+    it('keeps a sub-organization’s credential lookup, which reads the parent’s credentials too, and follows the parent’s changes', async () => {
+      const parent = await seed(stores.other);
+      const child = organization({ parentOrganizationId: parent.organizationId });
+      await stores.other.transaction((tx) => tx.organizations.insert(child));
+      const lookup = (store: Store) =>
+        store.transaction(async (tx) => {
+          await tx.organizations.getWithActivity(child.organizationId, `sha256:${randomUUID()}`);
+          return tx.credentials.findApiKeys(parent.publicKey, {
+            organizationId: child.organizationId,
+            parentOrganizationId: parent.organizationId,
+            includeChildren: false,
+          });
+        });
+      const first = await lookup(stores.cached);
+      expect(first.map((c) => c.relation)).toEqual(['parent']);
+      const hits = stores.cached.cache!.hits;
+      expect(await lookup(stores.cached)).toEqual(first);
+      expect(stores.cached.cache!.hits - hits).toBe(1);
+      // The parent's API key deleted by the other instance: gone at once in the child.
+      await stores.other.transaction(async (tx) => {
+        const [found] = await tx.credentials.findApiKeys(parent.publicKey, {
+          organizationId: parent.organizationId,
+          includeChildren: false,
+        });
+        await tx.apiKeys.delete(parent.organizationId, found!.apiKey.apiKeyId);
+      });
+      expect(await lookup(stores.cached)).toEqual([]);
+      expect(await lookup(stores.uncached)).toEqual([]);
+    });
+
     it('a transaction sees its own writes, and what it read after them is not kept', async () => {
       await requestReads(stores.cached, o);
       const added = policy(o.organizationId, { policyName: `own ${randomUUID()}` });

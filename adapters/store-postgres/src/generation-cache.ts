@@ -4,15 +4,15 @@
  * organization's generation stays the same.
  *
  * Migration 0023 gives each organization a `generation` and a trigger on every table those
- * reads select from, which increments it in the transaction that changes a row: the count moves
- * exactly when what the reads would return may have changed, and commits with the change. A
- * transaction reads its organization (and with it the generation) before anything else; a
- * cacheable read made after that, for organizations whose generations it has read, is answered
- * from an earlier answer given at the same generations — which is what the database returns now,
- * or returned at a moment of this transaction. Nothing is answered from the cache once the
- * transaction has written to one of those tables (it must see its own writes), and nothing it
- * reads after that is kept. Instances sharing a database each keep their own; a change by one
- * moves the generation the others read.
+ * reads select from, which gives the organizations of a changed row a new generation in the
+ * transaction that changes it: the generation moves exactly when what the reads would return may
+ * have changed, and commits with the change. A transaction reads its organization (and with it
+ * the generation, and its parent's) before anything else; a cacheable read made after that, for
+ * organizations whose generations it has read, is answered from an earlier answer given at the
+ * same generations — which is what the database returns now, or returned at a moment of this
+ * transaction. Nothing is answered from the cache once the transaction has written to one of
+ * those tables (it must see its own writes), and nothing it reads after that is kept. Instances
+ * sharing a database each keep their own; a change by one moves the generation the others read.
  *
  * It lives between the store and the driver, per transaction (`over`), and knows statements by
  * their text: the store names the statements that read a generation and those it may answer.
@@ -28,7 +28,10 @@ export interface CacheableRead {
 
 /** What the cache knows of the store's statements and schema. */
 export interface GenerationCacheSpec {
-  /** Statements whose rows carry `organization_id` and `generation` (reading an organization). */
+  /**
+   * Statements whose rows carry `organization_id` and `generation` (reading an organization),
+   * and may carry `parent_organization_id` and `parent_generation`.
+   */
   readonly generationReads: readonly string[];
   /** The reads it may answer, by statement text. */
   readonly cacheable: ReadonlyMap<string, CacheableRead>;
@@ -82,6 +85,10 @@ export class GenerationCache {
           for (const row of rows) {
             if (row.generation !== undefined && row.generation !== null) {
               generations.set(String(row.organization_id), String(row.generation));
+            }
+            // Read with it: the parent's (a sub-organization's lookups span both).
+            if (row.parent_generation !== undefined && row.parent_generation !== null) {
+              generations.set(String(row.parent_organization_id), String(row.parent_generation));
             }
           }
           return rows as R[];

@@ -310,12 +310,16 @@ function credentialLookupOf(
 }
 
 /**
- * The organization (its columns, NULL when there is none) and the activity of a fingerprint (as
- * JSON, of whichever organization), in one row.
+ * The organization (its columns, NULL when there is none), its parent's generation (so a
+ * sub-organization's credential lookup, which reads the parent's credentials too, can be kept)
+ * and the activity of a fingerprint (as JSON, of whichever organization), in one row.
  */
 const ORGANIZATION_WITH_ACTIVITY = `
-SELECT o.*, (SELECT to_jsonb(a) FROM activities a WHERE a.fingerprint = $2) AS found_activity
-  FROM (SELECT 1) AS one LEFT JOIN organizations o ON o.organization_id = $1`;
+SELECT o.*, p.generation AS parent_generation,
+       (SELECT to_jsonb(a) FROM activities a WHERE a.fingerprint = $2) AS found_activity
+  FROM (SELECT 1) AS one
+  LEFT JOIN organizations o ON o.organization_id = $1
+  LEFT JOIN organizations p ON p.organization_id = o.parent_organization_id`;
 
 const WALLET_ACCOUNT_BY_ADDRESS = `SELECT * FROM wallet_accounts
   WHERE organization_id = $1 AND address_key = $2 ORDER BY seq LIMIT 1`;
