@@ -22,6 +22,8 @@
 
 import type { KeyVault, RawSignature, SealedSecret } from '@keyhold/keys';
 import type { Curve } from '@keyhold/protocol';
+import { equalBytes } from '@noble/curves/utils.js';
+import { LRUCache } from 'lru-cache';
 
 /** What a handler will sign, as it knows before the transaction: the key's name and messages. */
 export interface SigningPlan {
@@ -104,22 +106,17 @@ export async function signWithStarted(
   return vault.sign(key, curve, message);
 }
 
-/** The recent signers of a service, oldest first, at most `capacity` of them. */
+/** The recent signers of a service: at most `capacity`, the least recently used dropped first. */
 export class RecentSigners {
-  readonly #signers = new Map<string, RecentSigner>();
+  readonly #signers: LRUCache<string, RecentSigner>;
 
-  constructor(readonly capacity = 10_000) {}
+  constructor(readonly capacity = 10_000) {
+    this.#signers = new LRUCache({ max: capacity });
+  }
 
   /** The key this API key last signed with for `signWith` in this organization, if any. */
   recall(organizationId: string, apiPublicKey: string, signWith: string): RecentSigner | undefined {
-    const id = idOf(organizationId, apiPublicKey, signWith);
-    const signer = this.#signers.get(id);
-    if (signer) {
-      // Most recently used last: the first entry is the one to drop.
-      this.#signers.delete(id);
-      this.#signers.set(id, signer);
-    }
-    return signer;
+    return this.#signers.get(idOf(organizationId, apiPublicKey, signWith));
   }
 
   remember(
@@ -128,12 +125,7 @@ export class RecentSigners {
     signWith: string,
     signer: RecentSigner,
   ): void {
-    const id = idOf(organizationId, apiPublicKey, signWith);
-    this.#signers.delete(id);
-    this.#signers.set(id, signer);
-    if (this.#signers.size > this.capacity) {
-      this.#signers.delete(this.#signers.keys().next().value!);
-    }
+    this.#signers.set(idOf(organizationId, apiPublicKey, signWith), signer);
   }
 
   forget(organizationId: string, apiPublicKey: string, signWith: string): void {
@@ -147,9 +139,3 @@ export class RecentSigners {
 
 const idOf = (organizationId: string, apiPublicKey: string, signWith: string) =>
   `${organizationId}\n${apiPublicKey}\n${signWith}`;
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
