@@ -18,6 +18,7 @@
  * their text: the store names the statements that read a generation and those it may answer.
  * @module
  */
+import { LRUCache } from 'lru-cache';
 import type { Row, SqlClient } from './sql-client.js';
 
 /** A read the cache may answer: which of its parameters are organization ids. */
@@ -56,7 +57,7 @@ const WRITTEN_TABLE =
  * await driver.transaction((client) => work(cache.over(client)));
  */
 export class GenerationCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: LRUCache<string, Entry>;
   readonly #generationReads: ReadonlySet<string>;
   readonly #generationTables: ReadonlySet<string>;
   /** Whether a statement writes a generation table, by its text (the store's texts are few). */
@@ -69,6 +70,7 @@ export class GenerationCache {
     private readonly spec: GenerationCacheSpec,
     readonly capacity = 10_000,
   ) {
+    this.#entries = new LRUCache({ max: capacity });
     this.#generationReads = new Set(spec.generationReads);
     this.#generationTables = new Set(spec.generationTables);
   }
@@ -101,13 +103,11 @@ export class GenerationCache {
           const entry = this.#entries.get(key);
           if (entry && entry.generations === at) {
             this.hits++;
-            this.#entries.delete(key); // most recently used last
-            this.#entries.set(key, entry);
             return structuredClone(entry.rows) as R[];
           }
           this.misses++;
           const rows = await client.query<Row>(text, params, fixed);
-          if (!wrote) this.#keep(key, { generations: at, rows: structuredClone(rows) });
+          if (!wrote) this.#entries.set(key, { generations: at, rows: structuredClone(rows) });
           return rows as R[];
         }
         if (this.#writesGenerationTable(text)) wrote = true;
@@ -118,23 +118,6 @@ export class GenerationCache {
         await client.exec(script);
       },
     };
-  }
-
-  /** Drops every answer (tests; an operator's change made outside the store). */
-  clear(): void {
-    this.#entries.clear();
-  }
-
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  #keep(key: string, entry: Entry): void {
-    this.#entries.delete(key);
-    this.#entries.set(key, entry);
-    if (this.#entries.size > this.capacity) {
-      this.#entries.delete(this.#entries.keys().next().value!);
-    }
   }
 
   #writesGenerationTable(text: string): boolean {
