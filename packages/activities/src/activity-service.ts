@@ -72,6 +72,7 @@ import type {
 import { ExecutionRefusal } from './handlers/execution-refusal.js';
 import type { GasSponsor } from './handlers/gas-sponsorship.js';
 import { ACTIVITY_HANDLERS } from './handlers/index.js';
+import { resolveSigner } from './handlers/resolve-signer.js';
 import type { Clock } from './ports/clock.js';
 import { noSendTransactionChains, type SendTransactionChains } from './ports/evm-send-chain.js';
 import type { Ids } from './ports/ids.js';
@@ -946,11 +947,9 @@ export class ActivityService {
     scope: ActivityScope,
     plan: SigningPlan,
     submitter: AuditSubject,
-  ): Promise<RecentSigner | undefined> {
-    const found = await scope.signingKey(plan.signWith);
-    const holder = found?.kind === 'account' ? found.account : found?.privateKey;
-    if (!holder) return undefined;
-    return { key: holder.key, curve: holder.curve, ...submitter };
+  ): Promise<RecentSigner> {
+    const { key, curve } = await resolveSigner(scope, plan.signWith);
+    return { key, curve, ...submitter };
   }
 
   /** After-commit effects, in order; a failure is reported and the rest still run. */
