@@ -98,22 +98,43 @@ const auditHeads = new SqlTable(STORE_TABLES.auditHeads);
 const AUDIT_GENESIS = '0'.repeat(64);
 
 /**
- * Appends to a chain in one statement: the head row is created at seq 1 or moved one on, its
- * new hash computed by the database from the old one under the row lock the upsert takes (held
- * until commit), and the entry inserted from what the upsert returns.
+ * An append to an organization's audit chain, as the CTEs `head` and `entry`: the head row is
+ * created at seq 1 or moved one on, its new hash computed by the database from the old one under
+ * the row lock the upsert takes (held until commit), and the entry inserted from what the
+ * upsert returns. `p` numbers the parameters; with `from`, the append happens once per row of
+ * that CTE (none: not at all).
  */
-const APPEND_AUDIT_ENTRY = `
-WITH head AS (
+function auditAppend(
+  p: { organization: number; body: number; now: number; genesis: number },
+  from?: string,
+): string {
+  const [organization, body, now, genesis] = [
+    `$${p.organization}::text`,
+    `$${p.body}::text`,
+    `$${p.now}::bigint`,
+    `$${p.genesis}::text`,
+  ];
+  return `head AS (
   INSERT INTO audit_heads AS h (organization_id, seq, hash, created_at, updated_at)
-  VALUES ($1, 1, encode(sha256(convert_to($4 || E'\n' || $2, 'UTF8')), 'hex'), $3, $3)
+  SELECT ${organization}, 1,
+         encode(sha256(convert_to(${genesis} || E'\n' || ${body}, 'UTF8')), 'hex'), ${now}, ${now}
+  ${from ? `FROM ${from}` : ''}
   ON CONFLICT (organization_id) DO UPDATE
      SET seq = h.seq + 1,
-         hash = encode(sha256(convert_to(h.hash || E'\n' || $2, 'UTF8')), 'hex'),
-         updated_at = $3
+         hash = encode(sha256(convert_to(h.hash || E'\n' || ${body}, 'UTF8')), 'hex'),
+         updated_at = ${now}
   RETURNING organization_id, seq, hash
-)
-INSERT INTO audit_entries (organization_id, seq, body, hash, created_at)
-SELECT organization_id, seq, $2, hash, $3 FROM head`;
+),
+entry AS (
+  INSERT INTO audit_entries (organization_id, seq, body, hash, created_at)
+  SELECT organization_id, seq, ${body}, hash, ${now} FROM head
+)`;
+}
+
+/** Appends to a chain in one statement. Parameters: organization, body, now, genesis hash. */
+const APPEND_AUDIT_ENTRY = `
+WITH ${auditAppend({ organization: 1, body: 2, now: 3, genesis: 4 })}
+SELECT seq FROM head`;
 
 /**
  * A decided activity, its policy evaluation and its audit entry in one statement
@@ -124,26 +145,11 @@ SELECT organization_id, seq, $2, hash, $3 FROM head`;
 const INSERT_DECIDED = (() => {
   const evaluationFrom = activities.columns.length + 1;
   const audit = evaluationFrom + policyEvaluations.columns.length;
-  const [org, body, now, genesis] = [audit, audit + 1, audit + 2, audit + 3];
+  const p = { organization: audit, body: audit + 1, now: audit + 2, genesis: audit + 3 };
   return `
 WITH activity AS (${activities.insertOnce}),
 evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
-head AS (
-  INSERT INTO audit_heads AS h (organization_id, seq, hash, created_at, updated_at)
-  SELECT $${org}::text, 1,
-         encode(sha256(convert_to($${genesis}::text || E'\n' || $${body}::text, 'UTF8')), 'hex'),
-         $${now}::bigint, $${now}::bigint
-    FROM activity
-  ON CONFLICT (organization_id) DO UPDATE
-     SET seq = h.seq + 1,
-         hash = encode(sha256(convert_to(h.hash || E'\n' || $${body}::text, 'UTF8')), 'hex'),
-         updated_at = $${now}::bigint
-  RETURNING organization_id, seq, hash
-),
-entry AS (
-  INSERT INTO audit_entries (organization_id, seq, body, hash, created_at)
-  SELECT organization_id, seq, $${body}::text, hash, $${now}::bigint FROM head
-)
+${auditAppend(p, 'activity')}
 SELECT inserted FROM activity`;
 })();
 
