@@ -231,5 +231,5 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     }
     throw error;
   }
-  return new SqlStore(driver, options.cache === undefined ? {} : { cache: options.cache });
+  return new SqlStore(driver, { cache: options.cache });
 }

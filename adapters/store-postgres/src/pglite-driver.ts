@@ -228,7 +228,7 @@ async function migratedStore(
     await driver.close().catch(() => {});
     throw error;
   }
-  return new SqlStore(driver, cache === undefined ? {} : { cache });
+  return new SqlStore(driver, { cache });
 }
 
 function damaged(dir: string, error: unknown): StoreOpenError {
