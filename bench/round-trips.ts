@@ -53,9 +53,9 @@ class CountingDriver implements SqlDriver {
     this.statements += this.perTransaction;
     return this.inner.transaction((client) =>
       work({
-        query: (text, params) => {
+        query: (text, params, fixed, last) => {
           this.statements++;
-          return client.query(text, params);
+          return client.query(text, params, fixed, last);
         },
         exec: (script) => {
           this.statements++;
@@ -183,23 +183,58 @@ await measure('PGlite (statements, BEGIN and COMMIT included)', pgliteStore, {
   read: () => `${pglite.transactions} transaction(s), ${pglite.statements} statements`,
 });
 
-const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+const admin = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
 try {
-  await pool.query('SELECT 1');
+  await admin.query('SELECT 1');
 } catch (error) {
   console.log(`\nPostgres skipped: ${POSTGRES_URL} is not reachable (${String(error)})`);
-  await pool.end();
+  await admin.end();
   process.exit(0);
+}
+/**
+ * A pool whose connections count the queries they send: each `query` is one round trip (pg
+ * sends a query's messages at once and waits for its answer before the next).
+ */
+function countingPool(onQuery: () => void): pg.Pool {
+  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
+  const counted = new WeakSet<pg.PoolClient>();
+  const connect = pool.connect.bind(pool);
+  (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    const client = await connect();
+    if (!counted.has(client)) {
+      counted.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
+        onQuery();
+        return query(...args);
+      };
+    }
+    return client;
+  };
+  return pool;
 }
 const schema = `keyhold_round_trips_${process.pid}`;
 try {
-  const postgres = new CountingDriver(new PgDriver(pool, schema), 2);
+  // As `createPostgresStore` and `keyhold serve --postgres` open it: the driver owns its pool,
+  // so it sets each connection's session once and sends BEGIN at a transaction's first write.
+  let roundTrips = 0;
+  const postgres = new CountingDriver(
+    new PgDriver(
+      countingPool(() => roundTrips++),
+      schema,
+      true,
+    ),
+    0,
+  );
   const { store: pgStore } = await SqlStore.open(postgres, { schema });
-  await measure('Postgres (round trips: BEGIN with its SETs is one)', pgStore, {
-    reset: () => postgres.reset(),
-    read: () => `${postgres.transactions} transaction(s), ${postgres.statements} round trips`,
+  await measure('Postgres (round trips, BEGIN and COMMIT included)', pgStore, {
+    reset: () => {
+      postgres.reset();
+      roundTrips = 0;
+    },
+    read: () => `${postgres.transactions} transaction(s), ${roundTrips} round trips`,
   });
 } finally {
-  await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
-  await pool.end().catch(() => {});
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+  await admin.end().catch(() => {});
 }

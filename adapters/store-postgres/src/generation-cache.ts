@@ -80,8 +80,13 @@ export class GenerationCache {
     const generations = new Map<string, string>();
     let wrote = false;
     return {
-      query: async <R = Row>(text: string, params: readonly unknown[] = [], fixed?: boolean) => {
-        if (wrote) return client.query<R>(text, params, fixed);
+      query: async <R = Row>(
+        text: string,
+        params: readonly unknown[] = [],
+        fixed?: boolean,
+        last?: boolean,
+      ) => {
+        if (wrote) return client.query<R>(text, params, fixed, last);
         if (this.#generationReads.has(text)) {
           const rows = await client.query<Row>(text, params, fixed);
           for (const row of rows) {
@@ -111,7 +116,7 @@ export class GenerationCache {
           return rows as R[];
         }
         if (this.#writesGenerationTable(text)) wrote = true;
-        return client.query<R>(text, params, fixed);
+        return client.query<R>(text, params, fixed, last);
       },
       exec: async (script: string) => {
         wrote = true;

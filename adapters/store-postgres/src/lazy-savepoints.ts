@@ -28,9 +28,9 @@ export class LazySavepoints {
 
   constructor(private readonly inner: SqlClient) {
     this.client = {
-      query: async (text, params, fixed) => {
+      query: async (text, params, fixed, last) => {
         if (this.frames.length > 0 && !isRead(text)) await this.setWanted();
-        return inner.query(text, params, fixed);
+        return inner.query(text, params, fixed, last);
       },
       exec: async (script) => {
         if (this.frames.length > 0) await this.setWanted();

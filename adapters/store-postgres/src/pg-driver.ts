@@ -2,10 +2,17 @@
  * The `pg` driver: a connection pool to a Postgres server. Each transaction checks out one
  * connection, runs BEGIN … COMMIT (READ COMMITTED: uniqueness is enforced by constraints)
  * and gives the connection back. Several Keyhold instances can share one database.
+ *
+ * On a pool of its own the driver sets each connection's search_path and statement timeout
+ * once, for the session, and sends BEGIN only at a transaction's first write (see
+ * deferred-begin.ts): plain reads before it run on their own, and a last write with nothing
+ * written before it commits on its own. On a pool it is given, whose sessions others use too,
+ * every transaction starts with BEGIN and `SET LOCAL`s, as before.
  * @module
  */
 import { StoreUnavailableError } from '@keyhold/activities';
 import pg from 'pg';
+import { type DeferredState, needsBegin } from './deferred-begin.js';
 import { runMigrations } from './migrations.js';
 import { stalePreparedStatement, statementName } from './prepared-statements.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
@@ -33,6 +40,10 @@ function assertStatementTimeout(ms: number): void {
 export class PgDriver implements SqlDriver {
   readonly kind = 'pg';
   private readonly begin: string;
+  /** Session settings of a connection of the driver's own pool (sent once per connection). */
+  private readonly session: string;
+  /** Connections of the driver's own pool whose session is set. */
+  private readonly sessionsSet = new WeakSet<pg.PoolClient>();
 
   /**
    * @param pool the pool to draw connections from
@@ -51,6 +62,9 @@ export class PgDriver implements SqlDriver {
     this.begin =
       `BEGIN; SET LOCAL search_path TO ${quoteSchema(schema)}; ` +
       `SET LOCAL statement_timeout = ${statementTimeoutMs}`;
+    this.session =
+      `SET search_path TO ${quoteSchema(schema)}; ` +
+      `SET statement_timeout = ${statementTimeoutMs}`;
   }
 
   /**
@@ -75,25 +89,44 @@ export class PgDriver implements SqlDriver {
     connection.on('error', onError);
     // A connection whose state is unknown (ROLLBACK failed) is destroyed, not reused.
     let broken: Error | undefined;
+    let state: DeferredState = 'begun';
     try {
-      await connection.query(this.begin);
+      if (!this.ownsPool) {
+        await connection.query(this.begin);
+      } else {
+        if (!this.sessionsSet.has(connection)) {
+          await connection.query(this.session);
+          this.sessionsSet.add(connection);
+        }
+        state = 'not begun';
+      }
+      const open = async () => {
+        state = 'begun';
+        await connection.query('BEGIN');
+      };
       const result = await work({
         // A fixed statement is parsed and planned once per connection (pg remembers which
         // names it prepared there). Postgres re-parses it itself when the search_path resolves
         // differently than when it was prepared (another schema's store on this connection).
-        query: async (text, params, fixed) =>
-          (fixed
-            ? await connection.query({
-                name: statementName(text),
-                text,
-                values: params as unknown[] | undefined,
-              })
-            : await connection.query(text, params as unknown[] | undefined)
-          ).rows,
+        query: async (text, params, fixed, last) => {
+          if (needsBegin(state, text, fixed, last)) await open();
+          return (
+            fixed
+              ? await connection.query({
+                  name: statementName(text),
+                  text,
+                  values: params as unknown[] | undefined,
+                })
+              : await connection.query(text, params as unknown[] | undefined)
+          ).rows;
+        },
         exec: async (script) => {
+          if (state === 'not begun') await open();
           await connection.query(script);
         },
       });
+      // Nothing was written, or the one write committed as it ran: nothing to commit.
+      if (state === 'not begun') return result;
       const commit = await connection.query('COMMIT');
       // COMMIT of a transaction in which a statement failed is answered with ROLLBACK.
       if (commit.command === 'ROLLBACK') throw new TransactionAbortedError();
@@ -109,7 +142,7 @@ export class PgDriver implements SqlDriver {
         unavailable.cause = error;
         throw unavailable;
       }
-      if (!lost) {
+      if (!lost && state === 'begun') {
         try {
           await connection.query('ROLLBACK');
         } catch (rollbackError) {

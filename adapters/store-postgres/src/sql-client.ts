@@ -14,9 +14,17 @@ export interface SqlClient {
   /**
    * Runs one statement with `$1…$n` parameters; resolves to its rows. `fixed`: the text is
    * one of the store's fixed statements (never built from varying parts), so the driver may
-   * parse and plan it once per connection and reuse it (a named prepared statement).
+   * parse and plan it once per connection and reuse it (a named prepared statement). `last`:
+   * the statement is the transaction's last write; when nothing was written before it, the
+   * driver may run it on its own, committed as it completes (see deferred-begin.ts), so a
+   * write after it is not undone if the transaction then fails.
    */
-  query<R = Row>(text: string, params?: readonly unknown[], fixed?: boolean): Promise<R[]>;
+  query<R = Row>(
+    text: string,
+    params?: readonly unknown[],
+    fixed?: boolean,
+    last?: boolean,
+  ): Promise<R[]>;
   /** Runs a script of several statements without parameters (migrations). */
   exec(script: string): Promise<void>;
 }

@@ -722,7 +722,8 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
       audit.now,
       AUDIT_GENESIS,
     ];
-    const inserted = await this.db.query(INSERT_DECIDED, params, true);
+    // The transaction's last write (the port's contract): it may commit on its own.
+    const inserted = await this.db.query(INSERT_DECIDED, params, true, true);
     if (inserted.length === 0) throw await activities.conflictOf(this.db, record);
   }
 
@@ -1071,10 +1072,10 @@ export class SqlStore implements Store, Outbox {
       .transaction(async (client) => {
         let open = true;
         const guarded: SqlClient = {
-          async query(text, params, fixed) {
+          async query(text, params, fixed, last) {
             if (!open) throw new Error('transaction is closed: it committed or rolled back');
             try {
-              return await client.query(text, params, fixed);
+              return await client.query(text, params, fixed, last);
             } catch (error) {
               throw translateDatabaseError(error);
             }

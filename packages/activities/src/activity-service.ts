@@ -598,8 +598,13 @@ export class ActivityService {
           record.status = CONSENSUS_NEEDED;
         }
         await enqueueActivityUpdate(tx, this.deps.ids, record, now, organization);
-        // The activity, its evaluation and its audit entry in one write, last: the audit
-        // chain's head stays locked until the commit.
+        const appProofs =
+          s.body.generateAppProofs === true
+            ? await this.recordAppProofs(tx, record, now, true)
+            : undefined;
+        // The activity, its evaluation and its audit entry in one write, last (the port's
+        // contract): the audit chain's head stays locked until the commit, and a store may
+        // commit with it.
         const entry: AuditEvent = {
           event: 'activity',
           activityId: record.id,
@@ -613,8 +618,6 @@ export class ActivityService {
           now,
         });
         const view = activityView(record);
-        if (s.body.generateAppProofs !== true) return view;
-        const appProofs = await this.recordAppProofs(tx, record, now, true);
         return appProofs ? { ...view, appProofs } : view;
       });
       if (activity === undefined) throw (refusal as ExecutionRefusal).error;

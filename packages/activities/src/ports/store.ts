@@ -292,7 +292,9 @@ export interface ActivityRepository {
    * and `auditLog.append(record.organizationId, audit.body, audit.now)` do, in that order, in
    * one write where the store can (the SQL store sends one statement). A record that breaks a
    * unique constraint throws StoreConflictError as `insert` does, and nothing is written. Call it
-   * last in the transaction: the audit chain's head stays locked until the transaction ends.
+   * last in the transaction: the audit chain's head stays locked until the transaction ends, and
+   * a store may commit the transaction with it (the Postgres store does when nothing was written
+   * before it), so nothing written after it is undone should the transaction then fail.
    */
   insertDecided(
     record: ActivityRecord,

@@ -1,0 +1,212 @@
+/**
+ * BEGIN at the first write (deferred-begin.ts): which statements may run before it, and, on
+ * Postgres, what a transaction sends and keeps — on the driver's own pool (deferred) and on a
+ * pool it is given (BEGIN and `SET LOCAL`s first, as before).
+ */
+import { StoreConflictError, StoreUnavailableError } from '@keyhold/activities';
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isPlainRead, needsBegin } from './deferred-begin.js';
+import { createPostgresStore, PgDriver } from './pg-driver.js';
+import { SqlStore } from './sql-store.js';
+import { activity, fresh, organization, policyEvaluation, wallet } from './testing/records.js';
+import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
+
+describe('isPlainRead and needsBegin', () => {
+  it('a fixed plain SELECT runs before BEGIN; anything else opens the transaction', () => {
+    expect(isPlainRead('SELECT * FROM users WHERE organization_id = $1', true)).toBe(true);
+    expect(isPlainRead('  select 1', true)).toBe(true);
+    // Built at run time, a write, a CTE that may write, locking reads, an advisory lock.
+    expect(isPlainRead('SELECT * FROM users', false)).toBe(false);
+    expect(isPlainRead('SELECT * FROM users', undefined)).toBe(false);
+    expect(isPlainRead('INSERT INTO users (id) VALUES ($1)', true)).toBe(false);
+    expect(isPlainRead('WITH x AS (DELETE FROM users RETURNING *) SELECT * FROM x', true)).toBe(
+      false,
+    );
+    for (const lock of ['FOR UPDATE', 'for no key update', 'FOR SHARE', 'FOR KEY SHARE']) {
+      expect(isPlainRead(`SELECT * FROM activities WHERE id = $1 ${lock}`, true)).toBe(false);
+    }
+    expect(isPlainRead('SELECT pg_advisory_xact_lock($1)', true)).toBe(false);
+    expect(
+      isPlainRead(
+        `SELECT * FROM webhook_deliveries WHERE status = 'PENDING'
+           FOR   UPDATE SKIP LOCKED`,
+        true,
+      ),
+    ).toBe(false);
+  });
+
+  it('property: only a fixed text that starts with SELECT and takes no lock is a plain read', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.boolean(), (text, fixed) => {
+        const plain = isPlainRead(text, fixed);
+        if (plain) {
+          expect(fixed).toBe(true);
+          expect(text.trimStart().slice(0, 6).toUpperCase()).toBe('SELECT');
+          expect(/\bfor\s+(update|share|no\s+key|key\s+share)/i.test(text)).toBe(false);
+        }
+        // Once begun, nothing opens the transaction again.
+        expect(needsBegin('begun', text, fixed, false)).toBe(false);
+        // A last write with nothing written before it runs alone.
+        expect(needsBegin('not begun', text, fixed, true)).toBe(false);
+        expect(needsBegin('not begun', text, fixed, false)).toBe(!plain);
+      }),
+    );
+  });
+});
+
+const withPostgres = await postgresReachable();
+
+/** A pool whose connections record the text of every statement they send. */
+function recordingPool(sent: string[]): pg.Pool {
+  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
+  const connect = pool.connect.bind(pool);
+  (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    const client = await connect();
+    if (!(client as { recording?: true }).recording) {
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (
+        ...args: unknown[]
+      ) => {
+        const first = args[0] as string | { text: string };
+        sent.push((typeof first === 'string' ? first : first.text).trim().split(/\s+/)[0]!);
+        return query(...args);
+      };
+      (client as { recording?: true }).recording = true;
+    }
+    return client;
+  };
+  return pool;
+}
+
+describe.skipIf(!withPostgres)('Postgres: BEGIN at the first write', () => {
+  const schema = testSchema('deferred');
+  const sent: string[] = [];
+  let owned: SqlStore; // deferred: the driver's own pool
+  let given: SqlStore; // a pool the driver is given: BEGIN first
+  let givenPool: pg.Pool;
+  let check: SqlStore; // another instance, to see what was committed
+  const org = fresh('org');
+
+  beforeAll(async () => {
+    check = await createPostgresStore({ connectionString: POSTGRES_URL, schema });
+    await check.transaction((tx) => tx.organizations.insert(organization({ organizationId: org })));
+    owned = new SqlStore(new PgDriver(recordingPool(sent), schema, true), { cache: false });
+    givenPool = recordingPool(sent);
+    given = new SqlStore(new PgDriver(givenPool, schema, false), { cache: false });
+  });
+  afterAll(async () => {
+    await Promise.all([owned?.close(), given?.close(), check?.close()]);
+    await givenPool?.end();
+    await dropSchemas([schema]);
+  });
+
+  /** What one transaction sends (each statement's first word), after a warm-up one. */
+  async function sends<T>(store: SqlStore, work: Parameters<SqlStore['transaction']>[0]) {
+    await store.transaction((tx) => tx.organizations.get(org)); // the session is set
+    sent.length = 0;
+    const outcome = await store.transaction(work).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    return { words: [...sent], ...(outcome as { value?: T; error?: unknown }) };
+  }
+
+  it('reads, then the decided insert: two statements, no BEGIN or COMMIT, and all of it kept', async () => {
+    const record = activity(org, { id: fresh('act') });
+    const evaluation = policyEvaluation(org, record.id);
+    const { words } = await sends(owned, async (tx) => {
+      await tx.organizations.getWithActivity(org, record.fingerprint);
+      await tx.activities.insertDecided(record, evaluation, { body: '{"n":1}', now: 1 });
+    });
+    expect(words).toEqual(['SELECT', 'WITH']);
+    expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toEqual(record);
+    expect(
+      await check.transaction((tx) => tx.policyEvaluations.listByActivity(org, record.id)),
+    ).toEqual([evaluation]);
+    const entries = await check.transaction((tx) => tx.auditLog.list(org, 1, 1000));
+    expect(entries.at(-1)?.body).toBe('{"n":1}');
+  });
+
+  it('a conflicting decided insert writes nothing, and the work goes on in a transaction', async () => {
+    const first = activity(org, { id: fresh('act') });
+    await owned.transaction((tx) =>
+      tx.activities.insertDecided(first, policyEvaluation(org, first.id), {
+        body: '{"n":2}',
+        now: 2,
+      }),
+    );
+    const again = activity(org, { id: fresh('act'), fingerprint: first.fingerprint });
+    const w = wallet(org);
+    const { words, value } = await sends<string>(owned, async (tx) => {
+      const refused = await tx.activities
+        .insertDecided(again, policyEvaluation(org, again.id), { body: '{"n":3}', now: 3 })
+        .catch((e: unknown) => (StoreConflictError.is(e) ? e.constraint : 'other'));
+      await tx.wallets.insert(w);
+      return refused;
+    });
+    expect(value).toBe('activity_fingerprint');
+    // The refused insert, the probe that names its constraint, then a transaction for the rest.
+    expect(words).toEqual(['WITH', 'SELECT', 'BEGIN', 'INSERT', 'COMMIT']);
+    expect(await check.transaction((tx) => tx.activities.get(org, again.id))).toBeUndefined();
+    expect(await check.transaction((tx) => tx.wallets.get(org, w.walletId))).toEqual(w);
+  });
+
+  it('a write before the decided insert: one transaction, undone as a whole when the work fails', async () => {
+    const record = activity(org, { id: fresh('act') });
+    const w = wallet(org);
+    const { words, error } = await sends(owned, async (tx) => {
+      await tx.wallets.insert(w);
+      await tx.activities.insertDecided(record, policyEvaluation(org, record.id), {
+        body: '{"n":4}',
+        now: 4,
+      });
+      throw new Error('the handler failed after its writes');
+    });
+    expect((error as Error).message).toBe('the handler failed after its writes');
+    expect(words).toEqual(['BEGIN', 'INSERT', 'WITH', 'ROLLBACK']);
+    expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toBeUndefined();
+    expect(await check.transaction((tx) => tx.wallets.get(org, w.walletId))).toBeUndefined();
+  });
+
+  it('reads alone: no BEGIN, no COMMIT; a locking read opens the transaction', async () => {
+    const record = activity(org, { id: fresh('act') });
+    await owned.transaction((tx) => tx.activities.insert(record));
+    expect((await sends(owned, (tx) => tx.activities.get(org, record.id))).words).toEqual([
+      'SELECT',
+    ]);
+    const locked = await sends(owned, (tx) => tx.activities.getForUpdate(org, record.id));
+    expect(locked.value).toEqual(record);
+    expect(locked.words).toEqual(['BEGIN', 'SELECT', 'COMMIT']);
+  });
+
+  it('on a pool it is given, every transaction starts with BEGIN and its SET LOCALs', async () => {
+    const record = activity(org, { id: fresh('act') });
+    const { words } = await sends(given, async (tx) => {
+      await tx.organizations.getWithActivity(org, record.fingerprint);
+      await tx.activities.insertDecided(record, policyEvaluation(org, record.id), {
+        body: '{"n":5}',
+        now: 5,
+      });
+    });
+    expect(words).toEqual(['BEGIN;', 'SELECT', 'WITH', 'COMMIT']);
+    expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toEqual(record);
+  });
+
+  it("the session's statement timeout bounds a read that runs before BEGIN", async () => {
+    const driver = new PgDriver(recordingPool([]), schema, true, 100);
+    const store = new SqlStore(driver, { cache: false });
+    try {
+      await expect(
+        driver.transaction((c) => c.query('SELECT pg_sleep(2)', [], true)),
+      ).rejects.toBeInstanceOf(StoreUnavailableError);
+      // …and its search_path is the store's schema.
+      expect(await store.transaction((tx) => tx.organizations.get(org))).toMatchObject({
+        organizationId: org,
+      });
+    } finally {
+      await store.close();
+    }
+  });
+});
