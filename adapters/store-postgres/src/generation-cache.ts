@@ -18,6 +18,7 @@
  * their text: the store names the statements that read a generation and those it may answer.
  * @module
  */
+import { klona } from 'klona';
 import { LRUCache } from 'lru-cache';
 import type { Row, SqlClient } from './sql-client.js';
 
@@ -108,11 +109,11 @@ export class GenerationCache {
           const entry = this.#entries.get(key);
           if (entry && entry.generations === at) {
             this.hits++;
-            return structuredClone(entry.rows) as R[];
+            return klona(entry.rows) as R[];
           }
           this.misses++;
           const rows = await client.query<Row>(text, params, fixed);
-          if (!wrote) this.#entries.set(key, { generations: at, rows: structuredClone(rows) });
+          if (!wrote) this.#entries.set(key, { generations: at, rows: klona(rows) });
           return rows as R[];
         }
         if (this.#writesGenerationTable(text)) wrote = true;
