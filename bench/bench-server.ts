@@ -3,9 +3,10 @@
  * its listening line read, stopped), a Postgres database of its own, and percentiles.
  * @module
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -131,6 +132,8 @@ export function startChildServer(
       ...(process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),
+      // Node or V8 flags for the server (`--trace-opt`, `--max-semi-space-size=32`, …).
+      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
       '--import',
       'tsx',
       '--conditions=keyhold-source',
@@ -166,9 +169,11 @@ export function startChildServer(
       }
       if (BENCH_SERVER === 'cli' && parsed.event !== 'listening') return;
       clearTimeout(timer);
-      // Whatever it prints afterwards (access lines) is read and dropped, so it never blocks.
+      // Whatever it prints afterwards (access lines, a flag's traces) is read and dropped, so it
+      // never blocks — or appended to BENCH_CHILD_LOG.
       lines.removeAllListeners('line');
-      lines.on('line', () => {});
+      const log = process.env.BENCH_CHILD_LOG;
+      lines.on('line', log ? (line) => appendFileSync(log, `${line}\n`) : () => {});
       resolve({ child, info: parsed });
     });
   });

@@ -24,7 +24,13 @@ const CONCURRENCY = Math.floor(env('BENCH_CONCURRENCY', 16));
 const REQUESTS = Math.floor(env('BENCH_REQUESTS', 10_000));
 const E2E_SECONDS = env('BENCH_SECONDS', 12);
 const BARE_SECONDS = env('BENCH_BARE_SECONDS', 4);
-const WARMUP_REQUESTS = 300;
+// Warm-up by time, not by count: the server's code runs on three isolates (the event loop and
+// two signing threads), and on two contended cores V8 is still compiling it (about 800
+// functions, seconds of compile threads) for the first 15–20 s under load. A window that opens
+// after 300 requests measures the JIT as much as the server.
+const WARMUP_SECONDS = env('BENCH_WARMUP_SECONDS', 15);
+/** Bodies pre-stamped for the warm-up: enough for WARMUP_SECONDS at 3,000 req/s. */
+const WARMUP_BODIES = Math.ceil(WARMUP_SECONDS * 3_000);
 const STORE_NAMES = ['memory', 'pglite', 'postgres'] as const;
 type StoreName = (typeof STORE_NAMES)[number];
 const STORES = (process.env.BENCH_STORES ?? STORE_NAMES.join(','))
@@ -114,10 +120,10 @@ async function bareCost(): Promise<BareResult> {
   };
 
   // Warm up both paths (JIT, noble precomputation tables, the verifier's key cache).
-  for (let i = 0; i < 300; i++) {
+  await timedLoop(1, 1_000_000, async (i) => {
     await verifyOnce();
     signOnce(i);
-  }
+  });
   const combined = await timedLoop(BARE_SECONDS, 1_000_000, async (i) => {
     await verifyOnce();
     signOnce(i);
@@ -229,7 +235,7 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
   const url = new URL(info.url);
   if (url.hostname !== '127.0.0.1')
     throw new Error(`refusing to benchmark a non-loopback server: ${info.url}`);
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  let agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   try {
     const stamped = (body: object): Prepared => {
       const text = JSON.stringify(body);
@@ -267,7 +273,7 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
     const signWith: string = createdActivity.result.createWalletResult.addresses[0];
 
     // Pre-stamp every body: a unique timestampMs (and digest) each, so each is a new activity.
-    const total = WARMUP_REQUESTS + REQUESTS;
+    const total = WARMUP_BODIES + REQUESTS;
     const baseTimestamp = Date.now();
     const digests: string[] = [];
     const prepared: Prepared[] = [];
@@ -338,7 +344,15 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
       return msSince(start) / 1000;
     };
-    await runWorkers(WARMUP_REQUESTS, 30_000, null);
+    // Pre-stamping took seconds: sockets idle past the server's keep-alive timeout would be
+    // closed under the first warm-up requests, so start with fresh ones.
+    agent.destroy();
+    agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const warmupSeconds = await runWorkers(WARMUP_BODIES, WARMUP_SECONDS * 1000, null);
+    const firstTimed = next;
+    process.stdout.write(
+      `  warm-up: ${fmt(firstTimed)} requests in ${fmt(warmupSeconds, 1)} s (not measured)\n`,
+    );
     const warmupFailures = failures;
     if (warmupFailures > 0) {
       throw new Error(
@@ -351,7 +365,11 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
     const latencies: number[] = [];
     const clientCpu0 = process.cpuUsage();
     const serverCpu0 = processCpuMs(child.pid!);
-    const seconds = await runWorkers(total, E2E_SECONDS * 1000, latencies);
+    const seconds = await runWorkers(
+      Math.min(total, firstTimed + REQUESTS),
+      E2E_SECONDS * 1000,
+      latencies,
+    );
     const clientCpuMs = (() => {
       const u = process.cpuUsage(clientCpu0);
       return (u.user + u.system) / 1000;
@@ -462,11 +480,13 @@ process.stdout.write(
 process.stdout.write(
   `(a) bare: 1 P-256 stamp verify (OpenSSL) + 1 secp256k1 recoverable sign (noble), ${BARE_SECONDS} s\n`,
 );
-const bare = await bareCost();
-process.stdout.write(
-  `  ${fmt(bare.opsPerSecond)} ops/s  (${fmt(bare.ops)} ops in ${fmt(bare.seconds, 2)} s;` +
-    ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s)\n`,
-);
+const printBare = (b: BareResult) =>
+  process.stdout.write(
+    `  ${fmt(b.opsPerSecond)} ops/s  (${fmt(b.ops)} ops in ${fmt(b.seconds, 2)} s;` +
+      ` verify alone ${fmt(b.verifyOnlyPerSecond)}/s, sign alone ${fmt(b.signOnlyPerSecond)}/s)\n`,
+  );
+const bareBefore = await bareCost();
+printBare(bareBefore);
 
 const results: E2eResult[] = [];
 const skipped: { store: StoreName; reason: string }[] = [];
@@ -498,6 +518,17 @@ for (const name of STORES) {
   for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);
 }
 
+// The bare loop again after the servers: this machine's speed drifts by tens of percent within
+// minutes, so the ratios use the mean of the two bare runs that bracket the end-to-end ones.
+process.stdout.write('\n(a) bare again, after the end-to-end runs\n');
+const bareAfter = await bareCost();
+printBare(bareAfter);
+const bare = {
+  opsPerSecond: (bareBefore.opsPerSecond + bareAfter.opsPerSecond) / 2,
+  verifyOnlyPerSecond: (bareBefore.verifyOnlyPerSecond + bareAfter.verifyOnlyPerSecond) / 2,
+  signOnlyPerSecond: (bareBefore.signOnlyPerSecond + bareAfter.signOnlyPerSecond) / 2,
+};
+
 const memory = results.find((r) => r.store === 'memory');
 const rows = results.map((r) => ({
   ...r,
@@ -506,7 +537,7 @@ const rows = results.map((r) => ({
 }));
 const pad = (text: string, width: number) => text.padStart(width);
 process.stdout.write(
-  `\nsummary (bare ${fmt(bare.opsPerSecond)} ops/s; concurrency ${CONCURRENCY})\n` +
+  `\nsummary (bare ${fmt(bare.opsPerSecond)} ops/s, the mean of ${fmt(bareBefore.opsPerSecond)} before and ${fmt(bareAfter.opsPerSecond)} after; concurrency ${CONCURRENCY})\n` +
     `  ${'store'.padEnd(9)}${pad('req/s', 8)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('failures', 10)}${pad('/ memory', 10)}${pad('/ bare', 8)}\n`,
 );
 for (const r of rows) {
@@ -535,6 +566,8 @@ process.stdout.write(
   `${JSON.stringify({
     machine: { cpus: cpu.length, model: cpu[0]?.model, node: process.version, loadavg: loadavg() },
     bare: {
+      before: Math.round(bareBefore.opsPerSecond),
+      after: Math.round(bareAfter.opsPerSecond),
       opsPerSecond: Math.round(bare.opsPerSecond),
       verifyOnlyPerSecond: Math.round(bare.verifyOnlyPerSecond),
       signOnlyPerSecond: Math.round(bare.signOnlyPerSecond),
