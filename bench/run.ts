@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -24,6 +25,20 @@ const CONCURRENCY = Math.floor(env('BENCH_CONCURRENCY', 16));
 const REQUESTS = Math.floor(env('BENCH_REQUESTS', 10_000));
 const E2E_SECONDS = env('BENCH_SECONDS', 12);
 const BARE_SECONDS = env('BENCH_BARE_SECONDS', 4);
+/** The timed windows come in rounds of about this many seconds per store. */
+const ROUND_SECONDS = env('BENCH_ROUND_SECONDS', 2);
+/**
+ * Requests sent, not measured, at the start of each window: a server idle while the others ran
+ * comes back with V8's young generation shrunk and its caches cold — measured, 12 % more CPU per
+ * request over 2 s windows with three servers taking turns than with one.
+ */
+const LEAD_SECONDS = env('BENCH_LEAD_SECONDS', 0.5);
+// The windows: ROUNDS rounds, each a bare window and then one window per store. Interleaved so
+// the machine's drift (its speed moves by tens of percent within minutes here) falls on every
+// figure alike instead of on whichever ran during a slow minute.
+const ROUNDS = Math.max(1, Math.round(E2E_SECONDS / ROUND_SECONDS));
+/** Bodies pre-stamped for the windows' lead-ins: enough at 3,000 req/s. */
+const LEAD_BODIES = Math.ceil(ROUNDS * LEAD_SECONDS * 3_000);
 // Warm-up by time, not by count: the server's code runs on three isolates (the event loop and
 // two signing threads), and on two contended cores V8 is still compiling it (about 800
 // functions, seconds of compile threads) for the first 15–20 s under load. A window that opens
@@ -100,43 +115,62 @@ async function timedLoop(seconds: number, maxOps: number, op: (i: number) => Pro
   return { ops, seconds: elapsed, perSecond: ops / elapsed };
 }
 
-async function bareCost(): Promise<BareResult> {
-  const verifier = createOpenSslSignatureVerifier();
-  const stamp = sampleStampedBody();
-  const signingKey = secp256k1.utils.randomSecretKey();
-  const digests = Array.from({ length: 256 }, () => new Uint8Array(randomBytes(32)));
+/**
+ * The bare loop, run in windows between the end-to-end ones (see the rounds below): its ops and
+ * seconds add up over the windows.
+ */
+class BareLoop {
+  ops = 0;
+  seconds = 0;
+  verifyOnlyPerSecond = Number.NaN;
+  signOnlyPerSecond = Number.NaN;
+  private readonly verifier = createOpenSslSignatureVerifier();
+  private readonly stamp = sampleStampedBody();
+  private readonly signingKey = secp256k1.utils.randomSecretKey();
+  private readonly digests = Array.from({ length: 256 }, () => new Uint8Array(randomBytes(32)));
 
-  const verifyOnce = async () => {
-    if (!(await verifier.verify('p256', stamp.publicKey, stamp.message, stamp.signature))) {
+  private readonly verifyOnce = async () => {
+    const { publicKey, message, signature } = this.stamp;
+    if (!(await this.verifier.verify('p256', publicKey, message, signature))) {
       throw new Error('bare: the stamp did not verify');
     }
   };
-  const signOnce = (i: number) => {
-    const sig = secp256k1.sign(digests[i & 255]!, signingKey, {
+  private readonly signOnce = (i: number) => {
+    const sig = secp256k1.sign(this.digests[i & 255]!, this.signingKey, {
       prehash: false,
       format: 'recovered',
     });
     if (sig.length !== 65) throw new Error('bare: unexpected signature length');
   };
-
-  // Warm up both paths (JIT, noble precomputation tables, the verifier's key cache).
-  await timedLoop(1, 1_000_000, async (i) => {
-    await verifyOnce();
-    signOnce(i);
-  });
-  const combined = await timedLoop(BARE_SECONDS, 1_000_000, async (i) => {
-    await verifyOnce();
-    signOnce(i);
-  });
-  const verifyOnly = await timedLoop(1, 1_000_000, verifyOnce);
-  const signOnly = await timedLoop(1, 1_000_000, signOnce);
-  return {
-    ops: combined.ops,
-    seconds: combined.seconds,
-    opsPerSecond: combined.perSecond,
-    verifyOnlyPerSecond: verifyOnly.perSecond,
-    signOnlyPerSecond: signOnly.perSecond,
+  private readonly both = async (i: number) => {
+    await this.verifyOnce();
+    this.signOnce(i);
   };
+
+  /** Warms both paths up (JIT, noble's precomputed tables, the verifier's key cache) for 1 s,
+   * then times each half alone for 1 s. */
+  async warmUp(): Promise<void> {
+    await timedLoop(1, 1_000_000, this.both);
+    this.verifyOnlyPerSecond = (await timedLoop(1, 1_000_000, this.verifyOnce)).perSecond;
+    this.signOnlyPerSecond = (await timedLoop(1, 1_000_000, this.signOnce)).perSecond;
+  }
+
+  /** One timed window of verify-then-sign ops, added to the totals. */
+  async window(seconds: number): Promise<void> {
+    const run = await timedLoop(seconds, 1_000_000, this.both);
+    this.ops += run.ops;
+    this.seconds += run.seconds;
+  }
+
+  result(): BareResult {
+    return {
+      ops: this.ops,
+      seconds: this.seconds,
+      opsPerSecond: this.ops / this.seconds,
+      verifyOnlyPerSecond: this.verifyOnlyPerSecond,
+      signOnlyPerSecond: this.signOnlyPerSecond,
+    };
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,28 +259,59 @@ function processCpuMs(pid: number): number {
 }
 const CLOCK_TICKS = 100;
 
-async function endToEnd(store: StoreSpec): Promise<E2eResult> {
-  const apiKey = generateApiKeyPair();
-  const stamper = createApiKeyStamper(apiKey.privateKey);
-  const startAt = nowNs();
-  const { child, info } = await startChildServer(apiKey.publicKey, store);
-  const startSeconds = msSince(startAt) / 1000;
-  process.stdout.write(`  server started in ${fmt(startSeconds, 1)} s (not measured)\n`);
-  const url = new URL(info.url);
-  if (url.hostname !== '127.0.0.1')
-    throw new Error(`refusing to benchmark a non-loopback server: ${info.url}`);
-  let agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  try {
-    const stamped = (body: object): Prepared => {
-      const text = JSON.stringify(body);
-      return { body: Buffer.from(text), stamp: stamper.stamp(text) };
-    };
+/**
+ * One store's server: started, given a wallet and its pre-stamped bodies, warmed up, then timed in
+ * windows (interleaved with the other stores' and the bare loop's), then checked and stopped.
+ */
+class StoreRun {
+  private child!: ChildProcess;
+  private url!: URL;
+  private organizationId!: string;
+  private signWith!: string;
+  private agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  private readonly stamper: ReturnType<typeof createApiKeyStamper>;
+  private readonly apiPublicKey: string;
+  private readonly digests: string[] = [];
+  private readonly prepared: Prepared[] = [];
+  private next = 0;
+  private firstTimed = 0;
+  startSeconds = 0;
+  failures = 0;
+  readonly failureSamples: string[] = [];
+  private readonly keep: { index: number; body: string }[] = [];
+  private readonly latencies: number[] = [];
+  private seconds = 0;
+  private serverCpuMs = 0;
+  private clientCpuMs = 0;
+
+  constructor(readonly store: StoreSpec) {
+    const apiKey = generateApiKeyPair();
+    this.apiPublicKey = apiKey.publicKey;
+    this.stamper = createApiKeyStamper(apiKey.privateKey);
+  }
+
+  private stamped(body: object): Prepared {
+    const text = JSON.stringify(body);
+    return { body: Buffer.from(text), stamp: this.stamper.stamp(text) };
+  }
+
+  /** Starts the server, creates the wallet and pre-stamps every body (none of it timed). */
+  async start(): Promise<void> {
+    const startAt = nowNs();
+    const { child, info } = await startChildServer(this.apiPublicKey, this.store);
+    this.child = child;
+    this.startSeconds = msSince(startAt) / 1000;
+    process.stdout.write(`  server started in ${fmt(this.startSeconds, 1)} s (not measured)\n`);
+    this.url = new URL(info.url);
+    if (this.url.hostname !== '127.0.0.1')
+      throw new Error(`refusing to benchmark a non-loopback server: ${info.url}`);
+    this.organizationId = info.organizationId;
 
     // Setup (not timed): a wallet with one Ethereum account.
-    const wallet = stamped({
+    const wallet = this.stamped({
       type: 'ACTIVITY_TYPE_CREATE_WALLET',
       timestampMs: String(Date.now()),
-      organizationId: info.organizationId,
+      organizationId: this.organizationId,
       parameters: {
         walletName: 'bench',
         accounts: [
@@ -260,8 +325,8 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
       },
     });
     const created = await post(
-      agent,
-      url,
+      this.agent,
+      this.url,
       '/public/v1/submit/create_wallet',
       wallet.body,
       wallet.stamp,
@@ -270,24 +335,22 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
     if (created.status !== 200 || createdActivity?.status !== 'ACTIVITY_STATUS_COMPLETED') {
       throw new Error(`create_wallet failed: ${created.status} ${created.body.slice(0, 300)}`);
     }
-    const signWith: string = createdActivity.result.createWalletResult.addresses[0];
+    this.signWith = createdActivity.result.createWalletResult.addresses[0];
 
     // Pre-stamp every body: a unique timestampMs (and digest) each, so each is a new activity.
-    const total = WARMUP_BODIES + REQUESTS;
+    const total = WARMUP_BODIES + REQUESTS + LEAD_BODIES;
     const baseTimestamp = Date.now();
-    const digests: string[] = [];
-    const prepared: Prepared[] = [];
     const stampStart = nowNs();
     for (let i = 0; i < total; i++) {
       const payload = `0x${randomBytes(32).toString('hex')}`;
-      digests.push(payload);
-      prepared.push(
-        stamped({
+      this.digests.push(payload);
+      this.prepared.push(
+        this.stamped({
           type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
           timestampMs: String(baseTimestamp + i),
-          organizationId: info.organizationId,
+          organizationId: this.organizationId,
           parameters: {
-            signWith,
+            signWith: this.signWith,
             payload,
             encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
             hashFunction: 'HASH_FUNCTION_NO_OP',
@@ -295,132 +358,149 @@ async function endToEnd(store: StoreSpec): Promise<E2eResult> {
         }),
       );
     }
-    const stampSeconds = msSince(stampStart) / 1000;
     process.stdout.write(
-      `  pre-stamped ${fmt(total)} bodies in ${fmt(stampSeconds, 2)} s (not measured)\n`,
+      `  pre-stamped ${fmt(total)} bodies in ${fmt(msSince(stampStart) / 1000, 2)} s (not measured)\n`,
     );
+  }
 
+  private check(index: number, response: Response): void {
+    let ok = false;
+    if (response.status === 200) {
+      try {
+        ok = JSON.parse(response.body).activity?.status === 'ACTIVITY_STATUS_COMPLETED';
+      } catch {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      this.failures++;
+      if (this.failureSamples.length < 5)
+        this.failureSamples.push(`${response.status} ${response.body.slice(0, 200)}`);
+    } else if (index % Math.max(1, Math.floor(REQUESTS / 50)) === 0 && this.keep.length < 50) {
+      this.keep.push({ index, body: response.body });
+    }
+  }
+
+  /** CONCURRENCY clients send bodies up to `end` for at most `deadlineMs`; returns the seconds. */
+  private async send(end: number, deadlineMs: number, latencies: number[] | null) {
+    // Sockets left idle while other servers ran may be past this one's keep-alive timeout.
+    this.agent.destroy();
+    this.agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const path = '/public/v1/submit/sign_raw_payload';
-    const failureSamples: string[] = [];
-    let failures = 0;
-    const keep: { index: number; body: string }[] = [];
-    const check = (index: number, response: Response) => {
-      let ok = false;
-      if (response.status === 200) {
+    const start = nowNs();
+    const worker = async () => {
+      while (this.next < end && msSince(start) < deadlineMs) {
+        const index = this.next++;
+        const item = this.prepared[index]!;
+        const t0 = nowNs();
+        let response: Response;
         try {
-          ok = JSON.parse(response.body).activity?.status === 'ACTIVITY_STATUS_COMPLETED';
-        } catch {
-          ok = false;
+          response = await post(this.agent, this.url, path, item.body, item.stamp);
+        } catch (error) {
+          response = { status: 0, body: String(error) };
         }
-      }
-      if (!ok) {
-        failures++;
-        if (failureSamples.length < 5)
-          failureSamples.push(`${response.status} ${response.body.slice(0, 200)}`);
-      } else if (index % Math.max(1, Math.floor(REQUESTS / 50)) === 0 && keep.length < 50) {
-        keep.push({ index, body: response.body });
+        latencies?.push(msSince(t0));
+        this.check(index, response);
       }
     };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    return msSince(start) / 1000;
+  }
 
-    // Warm-up (not timed): JIT, connections, server caches.
-    let next = 0;
-    const runWorkers = async (end: number, deadlineMs: number, latencies: number[] | null) => {
-      const start = nowNs();
-      const worker = async () => {
-        while (next < end && msSince(start) < deadlineMs) {
-          const index = next++;
-          const item = prepared[index]!;
-          const t0 = nowNs();
-          let response: Response;
-          try {
-            response = await post(agent, url, path, item.body, item.stamp);
-          } catch (error) {
-            response = { status: 0, body: String(error) };
-          }
-          latencies?.push(msSince(t0));
-          check(index, response);
-        }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-      return msSince(start) / 1000;
-    };
-    // Pre-stamping took seconds: sockets idle past the server's keep-alive timeout would be
-    // closed under the first warm-up requests, so start with fresh ones.
-    agent.destroy();
-    agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const warmupSeconds = await runWorkers(WARMUP_BODIES, WARMUP_SECONDS * 1000, null);
-    const firstTimed = next;
+  /** Warm-up (not timed): JIT, connections, server caches. */
+  async warmUp(): Promise<void> {
+    const seconds = await this.send(WARMUP_BODIES, WARMUP_SECONDS * 1000, null);
+    this.firstTimed = this.next;
     process.stdout.write(
-      `  warm-up: ${fmt(firstTimed)} requests in ${fmt(warmupSeconds, 1)} s (not measured)\n`,
+      `  warm-up: ${fmt(this.firstTimed)} requests in ${fmt(seconds, 1)} s (not measured)\n`,
     );
-    const warmupFailures = failures;
-    if (warmupFailures > 0) {
+    if (this.failures > 0) {
       throw new Error(
-        `warm-up requests failed (${warmupFailures}); first: ${failureSamples[0] ?? '?'}`,
+        `warm-up requests failed (${this.failures}); first: ${this.failureSamples[0] ?? '?'}`,
       );
     }
-    keep.length = 0;
+    this.keep.length = 0;
+  }
 
-    // The timed window: REQUESTS requests, or E2E_SECONDS, whichever ends first.
-    const latencies: number[] = [];
-    const clientCpu0 = process.cpuUsage();
-    const serverCpu0 = processCpuMs(child.pid!);
-    const seconds = await runWorkers(
-      Math.min(total, firstTimed + REQUESTS),
-      E2E_SECONDS * 1000,
-      latencies,
+  /**
+   * One timed window, added to the totals, after LEAD_SECONDS of requests not measured; the
+   * timed requests stop at REQUESTS.
+   */
+  async window(seconds: number): Promise<void> {
+    await this.send(
+      Math.min(this.prepared.length, this.next + Math.ceil(LEAD_BODIES / ROUNDS)),
+      LEAD_SECONDS * 1000,
+      null,
     );
-    const clientCpuMs = (() => {
-      const u = process.cpuUsage(clientCpu0);
-      return (u.user + u.system) / 1000;
-    })();
-    const serverCpuMs = processCpuMs(child.pid!) - serverCpu0;
-    const sent = latencies.length;
-    const completed = sent - failures;
+    const clientCpu0 = process.cpuUsage();
+    const serverCpu0 = processCpuMs(this.child.pid!);
+    this.seconds += await this.send(
+      Math.min(this.prepared.length, this.next + REQUESTS - this.latencies.length),
+      seconds * 1000,
+      this.latencies,
+    );
+    const client = process.cpuUsage(clientCpu0);
+    this.clientCpuMs += (client.user + client.system) / 1000;
+    this.serverCpuMs += processCpuMs(this.child.pid!) - serverCpu0;
+  }
 
-    // Spot-check signatures after the window: each recovers to the wallet account's key.
-    const accountKey = await accountPublicKey(agent, url, info.organizationId, stamper, signWith);
-    let verifiedSamples = 0;
-    for (const { index, body } of keep) {
-      const { r, s, v } = JSON.parse(body).activity.result.signRawPayloadResult as {
-        r: string;
-        s: string;
-        v: string;
+  /** Checks sampled signatures against the account key, stops the server, sums up. */
+  async finish(): Promise<E2eResult> {
+    try {
+      const accountKey = await accountPublicKey(
+        this.agent,
+        this.url,
+        this.organizationId,
+        this.stamper,
+        this.signWith,
+      );
+      let verifiedSamples = 0;
+      for (const { index, body } of this.keep) {
+        const { r, s, v } = JSON.parse(body).activity.result.signRawPayloadResult as {
+          r: string;
+          s: string;
+          v: string;
+        };
+        const sig = secp256k1.Signature.fromBytes(
+          Buffer.from(r + s, 'hex'),
+          'compact',
+        ).addRecoveryBit(Number(v));
+        const recovered = sig
+          .recoverPublicKey(Buffer.from(this.digests[index]!.slice(2), 'hex'))
+          .toHex(true);
+        if (recovered !== accountKey)
+          throw new Error(`signature ${index} does not recover to the account key`);
+        verifiedSamples++;
+      }
+      const latencies = [...this.latencies].sort((a, b) => a - b);
+      const sent = latencies.length;
+      const completed = sent - this.failures;
+      return {
+        store: this.store.name,
+        startSeconds: this.startSeconds,
+        concurrency: CONCURRENCY,
+        sent,
+        completed,
+        failures: this.failures,
+        failureSamples: this.failureSamples,
+        seconds: this.seconds,
+        requestsPerSecond: completed / this.seconds,
+        p50Ms: percentile(latencies, 50),
+        p90Ms: percentile(latencies, 90),
+        p99Ms: percentile(latencies, 99),
+        maxMs: latencies[latencies.length - 1] ?? Number.NaN,
+        verifiedSamples,
+        clientCpuMsPerRequest: this.clientCpuMs / Math.max(1, completed),
+        serverCpuMsPerRequest: this.serverCpuMs / Math.max(1, completed),
       };
-      const sig = secp256k1.Signature.fromBytes(
-        Buffer.from(r + s, 'hex'),
-        'compact',
-      ).addRecoveryBit(Number(v));
-      const recovered = sig
-        .recoverPublicKey(Buffer.from(digests[index]!.slice(2), 'hex'))
-        .toHex(true);
-      if (recovered !== accountKey)
-        throw new Error(`signature ${index} does not recover to the account key`);
-      verifiedSamples++;
+    } finally {
+      await this.stop();
     }
+  }
 
-    latencies.sort((a, b) => a - b);
-    return {
-      store: store.name,
-      startSeconds,
-      concurrency: CONCURRENCY,
-      sent,
-      completed,
-      failures,
-      failureSamples,
-      seconds,
-      requestsPerSecond: completed / seconds,
-      p50Ms: percentile(latencies, 50),
-      p90Ms: percentile(latencies, 90),
-      p99Ms: percentile(latencies, 99),
-      maxMs: latencies[latencies.length - 1] ?? Number.NaN,
-      verifiedSamples,
-      clientCpuMsPerRequest: clientCpuMs / Math.max(1, completed),
-      serverCpuMsPerRequest: serverCpuMs / Math.max(1, completed),
-    };
-  } finally {
-    agent.destroy();
-    await stopChild(child, 5_000);
+  async stop(): Promise<void> {
+    this.agent.destroy();
+    if (this.child) await stopChild(this.child, 5_000);
   }
 }
 
@@ -478,38 +558,62 @@ process.stdout.write(
 );
 
 process.stdout.write(
-  `(a) bare: 1 P-256 stamp verify (OpenSSL) + 1 secp256k1 recoverable sign (noble), ${BARE_SECONDS} s\n`,
+  `(a) bare: 1 P-256 stamp verify (OpenSSL) + 1 secp256k1 recoverable sign (noble), ${fmt(BARE_SECONDS / ROUNDS, 1)} s in each of ${ROUNDS} rounds\n`,
 );
-const printBare = (b: BareResult) =>
-  process.stdout.write(
-    `  ${fmt(b.opsPerSecond)} ops/s  (${fmt(b.ops)} ops in ${fmt(b.seconds, 2)} s;` +
-      ` verify alone ${fmt(b.verifyOnlyPerSecond)}/s, sign alone ${fmt(b.signOnlyPerSecond)}/s)\n`,
-  );
-const bareBefore = await bareCost();
-printBare(bareBefore);
+const bareLoop = new BareLoop();
+await bareLoop.warmUp();
 
-const results: E2eResult[] = [];
+const runs: StoreRun[] = [];
 const skipped: { store: StoreName; reason: string }[] = [];
-for (const name of STORES) {
-  process.stdout.write(
-    `\n(b) end to end on ${STORE_LABEL[name]}: sign_raw_payload V2 over keep-alive HTTP to a` +
-      ` ${BENCH_SERVER === 'cli' ? '`keyhold serve` child process' : 'child-process Express server (bench/server.ts)'}, concurrency ${CONCURRENCY}, ${fmt(REQUESTS)} requests or ${E2E_SECONDS} s\n`,
-  );
-  const spec = await prepareStore(name);
-  if (typeof spec === 'string') {
-    process.stdout.write(`  SKIPPED: ${spec}\n`);
-    skipped.push({ store: name, reason: spec });
-    continue;
+try {
+  for (const name of STORES) {
+    process.stdout.write(
+      `\n(b) end to end on ${STORE_LABEL[name]}: sign_raw_payload V2 over keep-alive HTTP to a` +
+        ` ${BENCH_SERVER === 'cli' ? '`keyhold serve` child process' : 'child-process Express server (bench/server.ts)'}, concurrency ${CONCURRENCY}, ${fmt(REQUESTS)} requests or ${fmt(E2E_SECONDS / ROUNDS, 1)} s in each of ${ROUNDS} rounds\n`,
+    );
+    const spec = await prepareStore(name);
+    if (typeof spec === 'string') {
+      process.stdout.write(`  SKIPPED: ${spec}\n`);
+      skipped.push({ store: name, reason: spec });
+      continue;
+    }
+    const run = new StoreRun(spec);
+    runs.push(run);
+    await run.start();
+    await run.warmUp();
   }
+
+  process.stdout.write(
+    `\n(c) ${ROUNDS} rounds of: bare ${fmt(BARE_SECONDS / ROUNDS, 1)} s, then ${runs.map((r) => `${r.store.name} ${fmt(E2E_SECONDS / ROUNDS, 1)} s`).join(', ')}\n`,
+  );
+  for (let round = 0; round < ROUNDS; round++) {
+    await bareLoop.window(BARE_SECONDS / ROUNDS);
+    for (const run of runs) await run.window(E2E_SECONDS / ROUNDS);
+  }
+} catch (error) {
+  await Promise.allSettled(runs.map((r) => r.stop()));
+  await Promise.allSettled(runs.map((r) => r.store.dispose()));
+  throw error;
+}
+
+const bare = bareLoop.result();
+process.stdout.write('\n(a) bare, over its windows\n');
+process.stdout.write(
+  `  ${fmt(bare.opsPerSecond)} ops/s  (${fmt(bare.ops)} ops in ${fmt(bare.seconds, 2)} s;` +
+    ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s, each for 1 s before the rounds)\n`,
+);
+const results: E2eResult[] = [];
+for (const run of runs) {
   let e2e: E2eResult;
   try {
-    e2e = await endToEnd(spec);
+    e2e = await run.finish();
   } finally {
-    await spec.dispose();
+    await run.store.dispose();
   }
   results.push(e2e);
   process.stdout.write(
-    `  ${fmt(e2e.requestsPerSecond)} req/s  (${fmt(e2e.completed)} COMPLETED of ${fmt(e2e.sent)} in ${fmt(e2e.seconds, 2)} s;` +
+    `\n(b) ${STORE_LABEL[e2e.store]}, over its windows\n` +
+      `  ${fmt(e2e.requestsPerSecond)} req/s  (${fmt(e2e.completed)} COMPLETED of ${fmt(e2e.sent)} in ${fmt(e2e.seconds, 2)} s;` +
       ` failures ${e2e.failures})\n` +
       `  latency p50 ${fmt(e2e.p50Ms, 2)} ms, p90 ${fmt(e2e.p90Ms, 2)} ms, p99 ${fmt(e2e.p99Ms, 2)} ms, max ${fmt(e2e.maxMs, 2)} ms\n` +
       `  CPU per request: server ${fmt(e2e.serverCpuMsPerRequest, 3)} ms (all threads), client ${fmt(e2e.clientCpuMsPerRequest, 3)} ms\n` +
@@ -517,17 +621,6 @@ for (const name of STORES) {
   );
   for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);
 }
-
-// The bare loop again after the servers: this machine's speed drifts by tens of percent within
-// minutes, so the ratios use the mean of the two bare runs that bracket the end-to-end ones.
-process.stdout.write('\n(a) bare again, after the end-to-end runs\n');
-const bareAfter = await bareCost();
-printBare(bareAfter);
-const bare = {
-  opsPerSecond: (bareBefore.opsPerSecond + bareAfter.opsPerSecond) / 2,
-  verifyOnlyPerSecond: (bareBefore.verifyOnlyPerSecond + bareAfter.verifyOnlyPerSecond) / 2,
-  signOnlyPerSecond: (bareBefore.signOnlyPerSecond + bareAfter.signOnlyPerSecond) / 2,
-};
 
 const memory = results.find((r) => r.store === 'memory');
 const rows = results.map((r) => ({
@@ -537,7 +630,7 @@ const rows = results.map((r) => ({
 }));
 const pad = (text: string, width: number) => text.padStart(width);
 process.stdout.write(
-  `\nsummary (bare ${fmt(bare.opsPerSecond)} ops/s, the mean of ${fmt(bareBefore.opsPerSecond)} before and ${fmt(bareAfter.opsPerSecond)} after; concurrency ${CONCURRENCY})\n` +
+  `\nsummary (bare ${fmt(bare.opsPerSecond)} ops/s over its windows; concurrency ${CONCURRENCY}; ${ROUNDS} interleaved rounds)\n` +
     `  ${'store'.padEnd(9)}${pad('req/s', 8)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('failures', 10)}${pad('/ memory', 10)}${pad('/ bare', 8)}\n`,
 );
 for (const r of rows) {
@@ -565,9 +658,8 @@ process.stdout.write(`load average after: ${load()}\n`);
 process.stdout.write(
   `${JSON.stringify({
     machine: { cpus: cpu.length, model: cpu[0]?.model, node: process.version, loadavg: loadavg() },
+    rounds: ROUNDS,
     bare: {
-      before: Math.round(bareBefore.opsPerSecond),
-      after: Math.round(bareAfter.opsPerSecond),
       opsPerSecond: Math.round(bare.opsPerSecond),
       verifyOnlyPerSecond: Math.round(bare.verifyOnlyPerSecond),
       signOnlyPerSecond: Math.round(bare.signOnlyPerSecond),
