@@ -3,7 +3,7 @@
  * Postgres, what a transaction sends and keeps — on the driver's own pool (deferred) and on a
  * pool it is given (BEGIN and `SET LOCAL`s first, as before).
  */
-import { StoreConflictError, StoreUnavailableError } from '@keyhold/activities';
+import { StoreConflictError, StoreUnavailableError, verifyAuditChain } from '@keyhold/activities';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -192,6 +192,52 @@ describe.skipIf(!withPostgres)('Postgres: BEGIN at the first write', () => {
     });
     expect(words).toEqual(['BEGIN;', 'SELECT', 'WITH', 'COMMIT']);
     expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toEqual(record);
+  });
+
+  it('decided inserts racing from two instances, each on its own: one activity per fingerprint, an unbroken audit chain', async () => {
+    const raceOrg = fresh('race-org');
+    await check.transaction((tx) =>
+      tx.organizations.insert(organization({ organizationId: raceOrg })),
+    );
+    const other = await createPostgresStore({ connectionString: POSTGRES_URL, schema });
+    try {
+      const stores = [owned, other];
+      const fingerprints = Array.from({ length: 20 }, () => `sha256:${fresh('race')}`);
+      // Every fingerprint twice, once from each instance, all at once.
+      const attempts = fingerprints.flatMap((fingerprint, i) =>
+        stores.map((store, s) => {
+          const record = activity(raceOrg, { id: fresh('act'), fingerprint });
+          return store
+            .transaction(async (tx) => {
+              await tx.organizations.getWithActivity(raceOrg, fingerprint);
+              await tx.activities.insertDecided(record, policyEvaluation(raceOrg, record.id), {
+                body: JSON.stringify({ organizationId: raceOrg, i, s }),
+                now: 1_000 + i,
+              });
+              return 'stored';
+            })
+            .catch((e: unknown) =>
+              StoreConflictError.is(e) ? e.constraint : `unexpected: ${String(e)}`,
+            );
+        }),
+      );
+      const outcomes = await Promise.all(attempts);
+      for (let i = 0; i < fingerprints.length; i++) {
+        expect(outcomes.slice(2 * i, 2 * i + 2).sort()).toEqual(['activity_fingerprint', 'stored']);
+      }
+      const entries = await check.transaction((tx) => tx.auditLog.list(raceOrg, 1, 1000));
+      expect(entries.map((e) => e.seq)).toEqual(fingerprints.map((_, i) => i + 1));
+      const head = (await check.transaction((tx) => tx.auditLog.heads())).find(
+        (h) => h.organizationId === raceOrg,
+      );
+      expect(verifyAuditChain(entries, head)).toBeUndefined();
+      const stored = await check.transaction((tx) =>
+        tx.activities.list(raceOrg, {}, { limit: 100 }),
+      );
+      expect(stored).toHaveLength(fingerprints.length);
+    } finally {
+      await other.close();
+    }
   });
 
   it("the session's statement timeout bounds a read that runs before BEGIN", async () => {
