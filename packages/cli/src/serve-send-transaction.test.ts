@@ -64,6 +64,19 @@ function submit(
   );
 }
 
+/**
+ * The status once the node has mined the transaction, as a client polls for it: anvil's automine
+ * mines just after `eth_sendRawTransaction` answers, so a status read straight after a broadcast
+ * (the first status query's own, here) can still find it pending on a loaded machine.
+ */
+async function statusOnceMined(sendTransactionStatusId: string) {
+  for (let i = 0; ; i++) {
+    const status = await sdk().getSendTransactionStatus({ sendTransactionStatusId });
+    if (status.txStatus !== 'BROADCASTED' || i === 100) return status;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 async function activityCount(): Promise<number> {
   const { activities } = await sdk().getActivities({});
   return activities.length;
@@ -130,7 +143,7 @@ describe('ETH_SEND_TRANSACTION', () => {
       caip2: CAIP2,
       calls: [{ to: payee, value: '12345' }],
     });
-    const status = await sdk().getSendTransactionStatus({ sendTransactionStatusId });
+    const status = await statusOnceMined(sendTransactionStatusId);
     expect(status.txStatus).toBe('INCLUDED');
     const mined = await anvil.client.getTransaction({ hash: status.eth!.txHash as Hex });
     expect(mined.from.toLowerCase()).toBe(sender.toLowerCase());
@@ -180,7 +193,7 @@ describe('ETH_SEND_TRANSACTION', () => {
     expect(await transactionCount(sender)).toBe(before); // nothing left the server
     const first = await sdk().getSendTransactionStatus({ sendTransactionStatusId });
     expect(['BROADCASTED', 'INCLUDED']).toContain(first.txStatus);
-    const again = await sdk().getSendTransactionStatus({ sendTransactionStatusId });
+    const again = await statusOnceMined(sendTransactionStatusId);
     expect(again).toEqual({ txStatus: 'INCLUDED', eth: first.eth });
     expect(await transactionCount(sender)).toBe(before + 1);
     expect(await anvil.client.getBalance({ address: payee })).toBe(99n);
@@ -524,9 +537,7 @@ describe('balances and gas sponsorship', () => {
     // INCLUDED (as in "a broadcast cut short" above).
     const first = await sdk().getSendTransactionStatus({ sendTransactionStatusId });
     expect(['BROADCASTED', 'INCLUDED']).toContain(first.txStatus);
-    expect((await sdk().getSendTransactionStatus({ sendTransactionStatusId })).txStatus).toBe(
-      'INCLUDED',
-    );
+    expect((await statusOnceMined(sendTransactionStatusId)).txStatus).toBe('INCLUDED');
     expect(await transactionCount(account)).toBe(1);
     expect(
       await anvil.client.getBalance({ address: server.paySignerAddress as Address }),
