@@ -23,6 +23,8 @@ import {
   type SqlDriver,
   SqlStore,
 } from '../adapters/store-postgres/src/index.js';
+// Test-support code of the store package, by path, as the store itself is imported above.
+import { observedPool } from '../adapters/store-postgres/src/testing/observed-pool.js';
 import { POSTGRES_URL } from './bench-server.js';
 import {
   type BenchStore,
@@ -191,28 +193,6 @@ try {
   await admin.end();
   process.exit(0);
 }
-/**
- * A pool whose connections count the queries they send: each `query` is one round trip (pg
- * sends a query's messages at once and waits for its answer before the next).
- */
-function countingPool(onQuery: () => void): pg.Pool {
-  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
-  const counted = new WeakSet<pg.PoolClient>();
-  const connect = pool.connect.bind(pool);
-  (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
-    const client = await connect();
-    if (!counted.has(client)) {
-      counted.add(client);
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args) => {
-        onQuery();
-        return query(...args);
-      };
-    }
-    return client;
-  };
-  return pool;
-}
 const schema = `keyhold_round_trips_${process.pid}`;
 try {
   // As `createPostgresStore` and `keyhold serve --postgres` open it: the driver owns its pool,
@@ -220,7 +200,7 @@ try {
   let roundTrips = 0;
   const postgres = new CountingDriver(
     new PgDriver(
-      countingPool(() => roundTrips++),
+      observedPool(POSTGRES_URL, 2, () => roundTrips++),
       schema,
       true,
     ),

@@ -5,11 +5,12 @@
  */
 import { StoreConflictError, StoreUnavailableError, verifyAuditChain } from '@keyhold/activities';
 import fc from 'fast-check';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPlainRead, needsBegin } from './deferred-begin.js';
 import { createPostgresStore, PgDriver } from './pg-driver.js';
 import { SqlStore } from './sql-store.js';
+import { observedPool } from './testing/observed-pool.js';
 import { activity, fresh, organization, policyEvaluation, wallet } from './testing/records.js';
 import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
 
@@ -58,27 +59,9 @@ describe('isPlainRead and needsBegin', () => {
 
 const withPostgres = await postgresReachable();
 
-/** A pool whose connections record the text of every statement they send. */
-function recordingPool(sent: string[]): pg.Pool {
-  const pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 1 });
-  const connect = pool.connect.bind(pool);
-  (pool as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
-    const client = await connect();
-    if (!(client as { recording?: true }).recording) {
-      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
-      (client as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (
-        ...args: unknown[]
-      ) => {
-        const first = args[0] as string | { text: string };
-        sent.push((typeof first === 'string' ? first : first.text).trim().split(/\s+/)[0]!);
-        return query(...args);
-      };
-      (client as { recording?: true }).recording = true;
-    }
-    return client;
-  };
-  return pool;
-}
+/** A pool of `max` 1 whose connections add the first word of each statement they send to `sent`. */
+const recordingPool = (sent: string[]) =>
+  observedPool(POSTGRES_URL, 1, (text) => sent.push(text.trim().split(/\s+/)[0]!));
 
 describe.skipIf(!withPostgres)('Postgres: BEGIN at the first write', () => {
   const schema = testSchema('deferred');

@@ -9,6 +9,8 @@
  * @module
  */
 
+import { isRead } from './lazy-savepoints.js';
+
 /** A locking clause (`FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE`, `FOR KEY SHARE`). */
 const LOCKING_CLAUSE = /\bfor\s+(?:update|no\s+key\s+update|share|key\s+share)\b/i;
 
@@ -24,10 +26,7 @@ const LOCKING_CLAUSE = /\bfor\s+(?:update|no\s+key\s+update|share|key\s+share)\b
  */
 export function isPlainRead(text: string, fixed: boolean | undefined): boolean {
   return (
-    fixed === true &&
-    /^\s*select\b/i.test(text) &&
-    !LOCKING_CLAUSE.test(text) &&
-    !/\bpg_advisory/i.test(text)
+    fixed === true && isRead(text) && !LOCKING_CLAUSE.test(text) && !/\bpg_advisory/i.test(text)
   );
 }
 

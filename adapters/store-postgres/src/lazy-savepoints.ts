@@ -63,6 +63,6 @@ export class LazySavepoints {
 }
 
 /** A statement that changes nothing (a plain SELECT; `FOR UPDATE` locks, which stay). */
-function isRead(text: string): boolean {
+export function isRead(text: string): boolean {
   return /^\s*select\b/i.test(text);
 }

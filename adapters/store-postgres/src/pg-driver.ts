@@ -89,16 +89,13 @@ export class PgDriver implements SqlDriver {
     connection.on('error', onError);
     // A connection whose state is unknown (ROLLBACK failed) is destroyed, not reused.
     let broken: Error | undefined;
-    let state: DeferredState = 'begun';
+    let state: DeferredState = this.ownsPool ? 'not begun' : 'begun';
     try {
       if (!this.ownsPool) {
         await connection.query(this.begin);
-      } else {
-        if (!this.sessionsSet.has(connection)) {
-          await connection.query(this.session);
-          this.sessionsSet.add(connection);
-        }
-        state = 'not begun';
+      } else if (!this.sessionsSet.has(connection)) {
+        await connection.query(this.session);
+        this.sessionsSet.add(connection);
       }
       const open = async () => {
         state = 'begun';
