@@ -18,6 +18,7 @@
  * @module
  */
 
+import { createHash } from 'node:crypto';
 import {
   type BundleSigner,
   type CryptoWorkPool,
@@ -41,8 +42,7 @@ import {
   validateIntent,
 } from '@keyhold/protocol';
 import { p256 } from '@noble/curves/nist.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+import { utf8ToBytes } from '@noble/hashes/utils.js';
 import {
   checkIntent,
   definitionAt,
@@ -237,7 +237,8 @@ export { DEFAULT_CONSENSUS_EXPIRY_MS };
 
 /** The fingerprint of a raw body: `sha256:` + lower-case hex. */
 export function fingerprintOf(rawBody: Uint8Array): string {
-  return `sha256:${bytesToHex(sha256(rawBody))}`;
+  // node:crypto, not noble: 3.4 µs against 11 µs for a 600-byte body, once per request.
+  return `sha256:${createHash('sha256').update(rawBody).digest('hex')}`;
 }
 
 const CONSENSUS_NEEDED = 'ACTIVITY_STATUS_CONSENSUS_NEEDED';

