@@ -92,8 +92,13 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Number.POSITIVE_INFINITY,
-      // Jobs are CPU-bound: one at a time per worker.
-      concurrentTasksPerWorker: 1,
+      // Jobs are synchronous, so a worker runs them one at a time whatever this says. Two per
+      // worker means one runs and the next already waits in the worker's port: a worker that
+      // finishes a job starts the next at once, instead of sleeping until the event loop has
+      // read its answer and posted another (a futex wake per job). Measured with 1 ms jobs on
+      // 2 threads and 16 callers: 1.08 against 1.15 ms of CPU per job, 560 against 620–980 µs
+      // per job of wall time. The cost: a job may wait behind one job on a busy worker.
+      concurrentTasksPerWorker: 2,
     });
     // A worker that cannot load its code never takes a job: without this, every job would wait
     // in the queue forever. Piscina reports it (and a worker that dies between jobs, which it
