@@ -15,6 +15,11 @@ import {
   startChildServer,
   stopChild,
 } from './bench-server.js';
+import {
+  type BenchResponse,
+  KeepAliveConnection,
+  postRequestBytes,
+} from './keep-alive-connection.js';
 
 const env = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);
@@ -181,10 +186,8 @@ interface Prepared {
   stamp: string;
 }
 
-interface Response {
-  status: number;
-  body: string;
-}
+/** The timed request: a signature over a fresh 32-byte payload. */
+const SIGN_PATH = '/public/v1/submit/sign_raw_payload';
 
 /** A store for bench/server.ts, and which one it is. */
 interface StoreSpec extends ChildStore {
@@ -197,7 +200,7 @@ function post(
   path: string,
   body: Buffer,
   stamp: string,
-): Promise<Response> {
+): Promise<BenchResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -272,7 +275,9 @@ class StoreRun {
   private readonly stamper: ReturnType<typeof createApiKeyStamper>;
   private readonly apiPublicKey: string;
   private readonly digests: string[] = [];
-  private readonly prepared: Prepared[] = [];
+  /** Every timed request, as the bytes the client writes (built before any timing). */
+  private readonly prepared: Buffer[] = [];
+  private connections: KeepAliveConnection[] = [];
   private next = 0;
   startSeconds = 0;
   failures = 0;
@@ -343,26 +348,25 @@ class StoreRun {
     for (let i = 0; i < total; i++) {
       const payload = `0x${randomBytes(32).toString('hex')}`;
       this.digests.push(payload);
-      this.prepared.push(
-        this.stamped({
-          type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
-          timestampMs: String(baseTimestamp + i),
-          organizationId: this.organizationId,
-          parameters: {
-            signWith: this.signWith,
-            payload,
-            encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
-            hashFunction: 'HASH_FUNCTION_NO_OP',
-          },
-        }),
-      );
+      const { body, stamp } = this.stamped({
+        type: 'ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2',
+        timestampMs: String(baseTimestamp + i),
+        organizationId: this.organizationId,
+        parameters: {
+          signWith: this.signWith,
+          payload,
+          encoding: 'PAYLOAD_ENCODING_HEXADECIMAL',
+          hashFunction: 'HASH_FUNCTION_NO_OP',
+        },
+      });
+      this.prepared.push(postRequestBytes(this.url, SIGN_PATH, body, { 'x-stamp': stamp }));
     }
     process.stdout.write(
       `  pre-stamped ${fmt(total)} bodies in ${fmt(msSince(stampStart) / 1000, 2)} s (not measured)\n`,
     );
   }
 
-  private check(index: number, response: Response): void {
+  private check(index: number, response: BenchResponse): void {
     let ok = false;
     if (response.status === 200) {
       try {
@@ -383,18 +387,16 @@ class StoreRun {
   /** CONCURRENCY clients send bodies up to `end` for at most `deadlineMs`; returns the seconds. */
   private async send(end: number, deadlineMs: number, latencies: number[] | null) {
     // Sockets left idle while other servers ran may be past this one's keep-alive timeout.
-    this.agent.destroy();
-    this.agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const path = '/public/v1/submit/sign_raw_payload';
+    this.closeConnections();
+    this.connections = Array.from({ length: CONCURRENCY }, () => new KeepAliveConnection(this.url));
     const start = nowNs();
-    const worker = async () => {
+    const worker = async (connection: KeepAliveConnection) => {
       while (this.next < end && msSince(start) < deadlineMs) {
         const index = this.next++;
-        const item = this.prepared[index]!;
         const t0 = nowNs();
-        let response: Response;
+        let response: BenchResponse;
         try {
-          response = await post(this.agent, this.url, path, item.body, item.stamp);
+          response = await connection.send(this.prepared[index]!);
         } catch (error) {
           response = { status: 0, body: String(error) };
         }
@@ -402,8 +404,13 @@ class StoreRun {
         this.check(index, response);
       }
     };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    await Promise.all(this.connections.map(worker));
     return msSince(start) / 1000;
+  }
+
+  private closeConnections(): void {
+    for (const connection of this.connections) connection.close();
+    this.connections = [];
   }
 
   /** Warm-up (not timed): JIT, connections, server caches. */
@@ -498,6 +505,7 @@ class StoreRun {
 
   async stop(): Promise<void> {
     this.agent.destroy();
+    this.closeConnections();
     if (this.child) await stopChild(this.child, 5_000);
   }
 }
