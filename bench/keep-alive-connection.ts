@@ -76,7 +76,10 @@ export class KeepAliveConnection {
     socket.setNoDelay(true);
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     const fail = (error: Error) => {
-      if (this.socket === socket) this.socket = undefined;
+      // A socket this connection already let go (`close()`, or a `connection: close` answer)
+      // says nothing about the request now in flight on its successor.
+      if (this.socket !== socket) return;
+      this.socket = undefined;
       this.received = Buffer.alloc(0);
       this.head = undefined;
       const pending = this.pending;
