@@ -96,8 +96,9 @@ export class PiscinaCryptoWorkPool implements CryptoWorkPool {
       // worker means one runs and the next already waits in the worker's port: a worker that
       // finishes a job starts the next at once, instead of sleeping until the event loop has
       // read its answer and posted another (a futex wake per job). Measured with 1 ms jobs on
-      // 2 threads and 16 callers: 1.08 against 1.15 ms of CPU per job, 560 against 620–980 µs
-      // per job of wall time. The cost: a job may wait behind one job on a busy worker.
+      // 2 threads and 16 callers, six runs each: 1.07–1.16 against 1.12–1.19 ms of CPU per job,
+      // 556–701 against 617–979 µs of wall time per job. The cost: a job may wait behind one
+      // job on a busy worker.
       concurrentTasksPerWorker: 2,
     });
     // A worker that cannot load its code never takes a job: without this, every job would wait
