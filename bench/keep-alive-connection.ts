@@ -78,13 +78,7 @@ export class KeepAliveConnection {
     const fail = (error: Error) => {
       // A socket this connection already let go (`close()`, or a `connection: close` answer)
       // says nothing about the request now in flight on its successor.
-      if (this.socket !== socket) return;
-      this.socket = undefined;
-      this.received = Buffer.alloc(0);
-      this.head = undefined;
-      const pending = this.pending;
-      this.pending = undefined;
-      pending?.reject(error);
+      if (this.socket === socket) this.abandon(error);
     };
     socket.on('error', fail);
     socket.on('close', () => fail(new Error('the server closed the connection')));
@@ -100,10 +94,7 @@ export class KeepAliveConnection {
       try {
         this.head = parseHead(this.received.toString('latin1', 0, end), end + HEADER_END.length);
       } catch (error) {
-        const pending = this.pending;
-        this.pending = undefined;
-        this.close();
-        pending?.reject(error as Error);
+        this.abandon(error as Error);
         return;
       }
     }
@@ -116,6 +107,16 @@ export class KeepAliveConnection {
     this.pending = undefined;
     if (close) this.close();
     pending?.resolve({ status, body });
+  }
+
+  /** Drops the socket and whatever was read from it, and fails the request in flight. */
+  private abandon(error: Error): void {
+    this.close();
+    this.received = Buffer.alloc(0);
+    this.head = undefined;
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.reject(error);
   }
 }
 
