@@ -181,7 +181,8 @@ class BareLoop {
 // ---------------------------------------------------------------------------------------
 // (b) End to end
 
-interface Prepared {
+/** A body and its X-Stamp (the timed requests are then built into bytes, `prepared`). */
+interface StampedBody {
   body: Buffer;
   stamp: string;
 }
@@ -294,7 +295,7 @@ class StoreRun {
     this.stamper = createApiKeyStamper(apiKey.privateKey);
   }
 
-  private stamped(body: object): Prepared {
+  private stamped(body: object): StampedBody {
     const text = JSON.stringify(body);
     return { body: Buffer.from(text), stamp: this.stamper.stamp(text) };
   }
