@@ -49,8 +49,28 @@ const LEAD_BODIES = Math.ceil(ROUNDS * LEAD_SECONDS * 3_000);
 // functions, seconds of compile threads) for the first 15–20 s under load. A window that opens
 // after 300 requests measures the JIT as much as the server.
 const WARMUP_SECONDS = env('BENCH_WARMUP_SECONDS', 15);
+/**
+ * …and at least this many requests, whatever the time: V8 tiers up by calls, not by seconds.
+ * Measured (bench/README.md): the memory server's CPU per request falls until about 12,000
+ * requests (3.2 ms over the first 4,000, 2.0–2.2 ms from 12,000 on), and a 15 s warm-up on a slow
+ * minute is 8,000 requests, so the windows went on falling (3.07 → 2.13 ms over the six).
+ */
+const WARMUP_REQUESTS = Math.floor(env('BENCH_WARMUP_REQUESTS', 12_000));
+/** The warm-up stops here even short of WARMUP_REQUESTS. */
+const WARMUP_MAX_SECONDS = 90;
 /** Bodies pre-stamped for the warm-up: enough for WARMUP_SECONDS at 3,000 req/s. */
-const WARMUP_BODIES = Math.ceil(WARMUP_SECONDS * 3_000);
+const WARMUP_BODIES = Math.max(WARMUP_REQUESTS, Math.ceil(WARMUP_SECONDS * 3_000));
+/**
+ * Requests sent to each server in turn, not measured, after every warm-up and before the first
+ * round. A server warmed up first then waits for the others' warm-ups (40–90 s), and a Node
+ * process idle for 8 s has V8's memory reducer shrink its heap: measured, the first 1,500
+ * requests after a 40 s pause cost 3.3 ms of server CPU each against 2.4 before it, and the
+ * first window of every store was its slowest (memory 3.07, 3.75, 3.94 ms in three runs, against
+ * 2.2–2.3 for its last windows). Settled, every server starts the rounds the way it starts each
+ * later window: idle only for the other windows of one round (about 6 s).
+ */
+const SETTLE_SECONDS = env('BENCH_SETTLE_SECONDS', 5);
+const SETTLE_BODIES = Math.ceil(SETTLE_SECONDS * 3_000);
 const STORE_NAMES = ['memory', 'pglite', 'postgres'] as const;
 type StoreName = (typeof STORE_NAMES)[number];
 const STORES = (process.env.BENCH_STORES ?? STORE_NAMES.join(','))
@@ -165,7 +185,11 @@ class BareLoop {
     const run = await timedLoop(seconds, 1_000_000, this.both);
     this.ops += run.ops;
     this.seconds += run.seconds;
+    this.windows.push(run.perSecond);
   }
+
+  /** Ops per second in each window, in order. */
+  readonly windows: number[] = [];
 
   result(): BareResult {
     return {
@@ -288,6 +312,8 @@ class StoreRun {
   private seconds = 0;
   private serverCpuMs = 0;
   private clientCpuMs = 0;
+  /** Each timed window, in order: its requests per second and server CPU per request (ms). */
+  readonly windows: { requestsPerSecond: number; serverCpuMsPerRequest: number }[] = [];
 
   constructor(readonly store: StoreSpec) {
     const apiKey = generateApiKeyPair();
@@ -343,7 +369,7 @@ class StoreRun {
     this.signWith = createdActivity.result.createWalletResult.addresses[0];
 
     // Pre-stamp every body: a unique timestampMs (and digest) each, so each is a new activity.
-    const total = WARMUP_BODIES + REQUESTS + LEAD_BODIES;
+    const total = WARMUP_BODIES + SETTLE_BODIES + REQUESTS + LEAD_BODIES;
     const baseTimestamp = Date.now();
     const stampStart = nowNs();
     for (let i = 0; i < total; i++) {
@@ -416,7 +442,10 @@ class StoreRun {
 
   /** Warm-up (not timed): JIT, connections, server caches. */
   async warmUp(): Promise<void> {
-    const seconds = await this.send(WARMUP_BODIES, WARMUP_SECONDS * 1000, null);
+    let seconds = await this.send(WARMUP_BODIES, WARMUP_SECONDS * 1000, null);
+    if (this.next < WARMUP_REQUESTS) {
+      seconds += await this.send(WARMUP_REQUESTS, (WARMUP_MAX_SECONDS - seconds) * 1000, null);
+    }
     process.stdout.write(
       `  warm-up: ${fmt(this.next)} requests in ${fmt(seconds, 1)} s (not measured)\n`,
     );
@@ -425,6 +454,16 @@ class StoreRun {
         `warm-up requests failed (${this.failures}); first: ${this.failureSamples[0] ?? '?'}`,
       );
     }
+    this.keep.length = 0;
+  }
+
+  /** SETTLE_SECONDS of requests not measured, just before the rounds (see SETTLE_SECONDS). */
+  async settle(): Promise<void> {
+    const served = this.next;
+    const seconds = await this.send(this.next + SETTLE_BODIES, SETTLE_SECONDS * 1000, null);
+    process.stdout.write(
+      `  ${this.store.name}: ${fmt(this.next - served)} requests in ${fmt(seconds, 1)} s\n`,
+    );
     this.keep.length = 0;
   }
 
@@ -440,14 +479,23 @@ class StoreRun {
     );
     const clientCpu0 = process.cpuUsage();
     const serverCpu0 = processCpuMs(this.child.pid!);
-    this.seconds += await this.send(
+    const before = this.latencies.length;
+    const failuresBefore = this.failures;
+    const windowSeconds = await this.send(
       Math.min(this.prepared.length, this.next + REQUESTS - this.latencies.length),
       seconds * 1000,
       this.latencies,
     );
     const client = process.cpuUsage(clientCpu0);
+    const serverCpuMs = processCpuMs(this.child.pid!) - serverCpu0;
+    const completed = this.latencies.length - before - (this.failures - failuresBefore);
+    this.seconds += windowSeconds;
     this.clientCpuMs += (client.user + client.system) / 1000;
-    this.serverCpuMs += processCpuMs(this.child.pid!) - serverCpu0;
+    this.serverCpuMs += serverCpuMs;
+    this.windows.push({
+      requestsPerSecond: completed / windowSeconds,
+      serverCpuMsPerRequest: serverCpuMs / Math.max(1, completed),
+    });
   }
 
   /** Checks sampled signatures against the account key, stops the server, sums up. */
@@ -591,6 +639,10 @@ try {
   }
 
   process.stdout.write(
+    `\n(c) settling: ${fmt(SETTLE_SECONDS, 1)} s of each server in turn, not measured\n`,
+  );
+  for (const run of runs) await run.settle();
+  process.stdout.write(
     `\n(c) ${ROUNDS} rounds of: bare ${fmt(BARE_SECONDS / ROUNDS, 1)} s, then ${runs.map((r) => `${r.store.name} ${fmt(E2E_SECONDS / ROUNDS, 1)} s`).join(', ')}\n`,
   );
   for (let round = 0; round < ROUNDS; round++) {
@@ -607,7 +659,8 @@ const bare = bareLoop.result();
 process.stdout.write('\n(a) bare, over its windows\n');
 process.stdout.write(
   `  ${fmt(bare.opsPerSecond)} ops/s  (${fmt(bare.ops)} ops in ${fmt(bare.seconds, 2)} s;` +
-    ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s, each for 1 s before the rounds)\n`,
+    ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s, each for 1 s before the rounds)\n` +
+    `  each window: ${bareLoop.windows.map((w) => fmt(w)).join(', ')} ops/s\n`,
 );
 const results: E2eResult[] = [];
 for (const run of runs) {
@@ -624,6 +677,7 @@ for (const run of runs) {
       ` failures ${e2e.failures})\n` +
       `  latency p50 ${fmt(e2e.p50Ms, 2)} ms, p90 ${fmt(e2e.p90Ms, 2)} ms, p99 ${fmt(e2e.p99Ms, 2)} ms, max ${fmt(e2e.maxMs, 2)} ms\n` +
       `  CPU per request: server ${fmt(e2e.serverCpuMsPerRequest, 3)} ms (all threads), client ${fmt(e2e.clientCpuMsPerRequest, 3)} ms\n` +
+      `  each window: ${run.windows.map((w) => `${fmt(w.requestsPerSecond)} req/s at ${fmt(w.serverCpuMsPerRequest, 2)} ms`).join(', ')}\n` +
       `  ${e2e.verifiedSamples} sampled signatures recovered to the account key\n`,
   );
   for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);
