@@ -149,6 +149,8 @@ class BareLoop {
   seconds = 0;
   verifyOnlyPerSecond = Number.NaN;
   signOnlyPerSecond = Number.NaN;
+  /** Ops per second in each window, in order. */
+  readonly windows: number[] = [];
   private readonly verifier = createOpenSslSignatureVerifier();
   private readonly stamp = sampleStampedBody();
   private readonly signingKey = secp256k1.utils.randomSecretKey();
@@ -187,9 +189,6 @@ class BareLoop {
     this.seconds += run.seconds;
     this.windows.push(run.perSecond);
   }
-
-  /** Ops per second in each window, in order. */
-  readonly windows: number[] = [];
 
   result(): BareResult {
     return {
@@ -272,6 +271,14 @@ interface E2eResult {
   /** CPU time per completed request in the timed window: the client process, the server process (all its threads). */
   clientCpuMsPerRequest: number;
   serverCpuMsPerRequest: number;
+  /** Each timed window, in order. */
+  windows: StoreWindow[];
+}
+
+/** One timed window of a store: its requests per second and server CPU per request (ms). */
+interface StoreWindow {
+  requestsPerSecond: number;
+  serverCpuMsPerRequest: number;
 }
 
 /** The CPU time (user + system, all threads) a process has used so far, in ms (Linux /proc). */
@@ -313,7 +320,7 @@ class StoreRun {
   private serverCpuMs = 0;
   private clientCpuMs = 0;
   /** Each timed window, in order: its requests per second and server CPU per request (ms). */
-  readonly windows: { requestsPerSecond: number; serverCpuMsPerRequest: number }[] = [];
+  readonly windows: StoreWindow[] = [];
 
   constructor(readonly store: StoreSpec) {
     const apiKey = generateApiKeyPair();
@@ -546,6 +553,7 @@ class StoreRun {
         verifiedSamples,
         clientCpuMsPerRequest: this.clientCpuMs / Math.max(1, completed),
         serverCpuMsPerRequest: this.serverCpuMs / Math.max(1, completed),
+        windows: this.windows,
       };
     } finally {
       await this.stop();
@@ -677,7 +685,7 @@ for (const run of runs) {
       ` failures ${e2e.failures})\n` +
       `  latency p50 ${fmt(e2e.p50Ms, 2)} ms, p90 ${fmt(e2e.p90Ms, 2)} ms, p99 ${fmt(e2e.p99Ms, 2)} ms, max ${fmt(e2e.maxMs, 2)} ms\n` +
       `  CPU per request: server ${fmt(e2e.serverCpuMsPerRequest, 3)} ms (all threads), client ${fmt(e2e.clientCpuMsPerRequest, 3)} ms\n` +
-      `  each window: ${run.windows.map((w) => `${fmt(w.requestsPerSecond)} req/s at ${fmt(w.serverCpuMsPerRequest, 2)} ms`).join(', ')}\n` +
+      `  each window: ${e2e.windows.map((w) => `${fmt(w.requestsPerSecond)} req/s at ${fmt(w.serverCpuMsPerRequest, 2)} ms`).join(', ')}\n` +
       `  ${e2e.verifiedSamples} sampled signatures recovered to the account key\n`,
   );
   for (const sample of e2e.failureSamples) process.stdout.write(`  failure: ${sample}\n`);
@@ -724,6 +732,7 @@ process.stdout.write(
       opsPerSecond: Math.round(bare.opsPerSecond),
       verifyOnlyPerSecond: Math.round(bare.verifyOnlyPerSecond),
       signOnlyPerSecond: Math.round(bare.signOnlyPerSecond),
+      windows: bareLoop.windows.map(Math.round),
     },
     e2e: rows.map((r) => ({
       store: r.store,
@@ -735,6 +744,10 @@ process.stdout.write(
       p99Ms: Number(r.p99Ms.toFixed(2)),
       vsMemory: Number.isNaN(r.vsMemory) ? null : Number(r.vsMemory.toFixed(3)),
       vsBare: Number(r.vsBare.toFixed(3)),
+      windows: r.windows.map((w) => ({
+        requestsPerSecond: Math.round(w.requestsPerSecond),
+        serverCpuMsPerRequest: Number(w.serverCpuMsPerRequest.toFixed(3)),
+      })),
     })),
     skipped,
   })}\n`,
