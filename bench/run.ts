@@ -58,7 +58,8 @@ const WARMUP_SECONDS = env('BENCH_WARMUP_SECONDS', 15);
 const WARMUP_REQUESTS = Math.floor(env('BENCH_WARMUP_REQUESTS', 12_000));
 /** The warm-up stops here even short of WARMUP_REQUESTS. */
 const WARMUP_MAX_SECONDS = 90;
-/** Bodies pre-stamped for the warm-up: enough for WARMUP_SECONDS at 3,000 req/s. */
+/** Bodies pre-stamped for the warm-up: WARMUP_REQUESTS, or enough for WARMUP_SECONDS at 3,000
+ * req/s if that is more. */
 const WARMUP_BODIES = Math.max(WARMUP_REQUESTS, Math.ceil(WARMUP_SECONDS * 3_000));
 /**
  * Requests sent to each server in turn, not measured, after every warm-up and before the first
@@ -66,10 +67,11 @@ const WARMUP_BODIES = Math.max(WARMUP_REQUESTS, Math.ceil(WARMUP_SECONDS * 3_000
  * process idle for 8 s has V8's memory reducer shrink its heap: measured, the first 1,500
  * requests after a 40 s pause cost 3.3 ms of server CPU each against 2.4 before it, and the
  * first window of every store was its slowest (memory 3.07, 3.75, 3.94 ms in three runs, against
- * 2.2–2.3 for its last windows). Settled, every server starts the rounds the way it starts each
+ * 2.13–2.59 in its last). Settled, every server starts the rounds the way it starts each
  * later window: idle only for the other windows of one round (about 6 s).
  */
 const SETTLE_SECONDS = env('BENCH_SETTLE_SECONDS', 5);
+/** Bodies pre-stamped for the settling: enough for SETTLE_SECONDS at 3,000 req/s. */
 const SETTLE_BODIES = Math.ceil(SETTLE_SECONDS * 3_000);
 const STORE_NAMES = ['memory', 'pglite', 'postgres'] as const;
 type StoreName = (typeof STORE_NAMES)[number];
@@ -97,6 +99,8 @@ interface BareResult {
   opsPerSecond: number;
   verifyOnlyPerSecond: number;
   signOnlyPerSecond: number;
+  /** Ops per second in each window, in order. */
+  windows: number[];
 }
 
 /** A request body of the size the e2e phase sends, stamped as a client would. */
@@ -197,6 +201,7 @@ class BareLoop {
       opsPerSecond: this.ops / this.seconds,
       verifyOnlyPerSecond: this.verifyOnlyPerSecond,
       signOnlyPerSecond: this.signOnlyPerSecond,
+      windows: this.windows,
     };
   }
 }
@@ -319,7 +324,7 @@ class StoreRun {
   private seconds = 0;
   private serverCpuMs = 0;
   private clientCpuMs = 0;
-  /** Each timed window, in order: its requests per second and server CPU per request (ms). */
+  /** Each timed window, in order. */
   readonly windows: StoreWindow[] = [];
 
   constructor(readonly store: StoreSpec) {
@@ -668,7 +673,7 @@ process.stdout.write('\n(a) bare, over its windows\n');
 process.stdout.write(
   `  ${fmt(bare.opsPerSecond)} ops/s  (${fmt(bare.ops)} ops in ${fmt(bare.seconds, 2)} s;` +
     ` verify alone ${fmt(bare.verifyOnlyPerSecond)}/s, sign alone ${fmt(bare.signOnlyPerSecond)}/s, each for 1 s before the rounds)\n` +
-    `  each window: ${bareLoop.windows.map((w) => fmt(w)).join(', ')} ops/s\n`,
+    `  each window: ${bare.windows.map((w) => fmt(w)).join(', ')} ops/s\n`,
 );
 const results: E2eResult[] = [];
 for (const run of runs) {
@@ -732,7 +737,7 @@ process.stdout.write(
       opsPerSecond: Math.round(bare.opsPerSecond),
       verifyOnlyPerSecond: Math.round(bare.verifyOnlyPerSecond),
       signOnlyPerSecond: Math.round(bare.signOnlyPerSecond),
-      windows: bareLoop.windows.map(Math.round),
+      windows: bare.windows.map(Math.round),
     },
     e2e: rows.map((r) => ({
       store: r.store,
