@@ -564,6 +564,11 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         await tx.policyEvaluations.insert(evaluation);
         await tx.auditLog.append(r.organizationId, audit.body, audit.now);
       },
+      async updateDecided(r, evaluation, audit) {
+        await tx.activities.update(r);
+        await tx.policyEvaluations.insert(evaluation);
+        await tx.auditLog.append(r.organizationId, audit.body, audit.now);
+      },
     },
     policies: namedRepository(s.policies, j, 'policyName'),
     userTags: namedRepository(s.userTags, j, 'tagName'),

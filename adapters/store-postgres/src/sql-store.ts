@@ -153,6 +153,21 @@ ${auditAppend(p, 'activity')}
 SELECT inserted FROM activity`;
 })();
 
+/**
+ * An activity's new state after a vote, the vote's policy evaluation and its audit entry in one
+ * statement (`ActivityRepository.updateDecided`). Parameters as INSERT_DECIDED's.
+ */
+const UPDATE_DECIDED = (() => {
+  const evaluationFrom = activities.columns.length + 1;
+  const audit = evaluationFrom + policyEvaluations.columns.length;
+  const p = { organization: audit, body: audit + 1, now: audit + 2, genesis: audit + 3 };
+  return `
+WITH activity AS (${activities.upsertReturning}),
+evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
+${auditAppend(p, 'activity')}
+SELECT updated FROM activity`;
+})();
+
 /** The audit chains: appends computed in the database, listings by seq. */
 class AuditLogRepositoryOver implements AuditLogRepository {
   constructor(private readonly db: SqlClient) {}
@@ -725,6 +740,27 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
     // The transaction's last write (the port's contract): it may commit on its own.
     const inserted = await this.db.query(INSERT_DECIDED, params, true, true);
     if (inserted.length === 0) throw await activities.conflictOf(this.db, record);
+  }
+
+  async updateDecided(
+    record: ActivityRecord,
+    evaluation: PolicyEvaluationRecord,
+    audit: { readonly body: string; readonly now: number },
+  ): Promise<void> {
+    // As update: the fingerprint is not checked first (the database refuses a taken one).
+    await this.db.query(
+      UPDATE_DECIDED,
+      [
+        ...activities.params(record),
+        ...policyEvaluations.params(evaluation),
+        record.organizationId,
+        audit.body,
+        audit.now,
+        AUDIT_GENESIS,
+      ],
+      true,
+      true,
+    );
   }
 
   override list(

@@ -73,6 +73,8 @@ export class SqlTable<R> {
   /** The column types of `insertOnce`'s parameters, in order. */
   private readonly writtenTypes: readonly ColumnType[];
   private readonly upsert: string;
+  /** The upsert of `update`, `RETURNING 1 AS updated`: as a CTE, one row to write more from. */
+  readonly upsertReturning: string;
   private readonly deleteByKey: string;
   /** The statement of `list`: the rows of one scope, in listing order ('' without a scope). */
   readonly listByScope: string;
@@ -106,6 +108,7 @@ export class SqlTable<R> {
       .map((c) => `${c} = EXCLUDED.${c}`)
       .join(', ');
     this.upsert = `${into} ON CONFLICT (${primary.join(', ')}) DO UPDATE SET ${set}`;
+    this.upsertReturning = `${this.upsert} RETURNING 1 AS updated`;
     this.listByScope =
       spec.scope === undefined
         ? ''

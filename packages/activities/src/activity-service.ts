@@ -749,27 +749,26 @@ export class ActivityService {
           // Rejected by a voter, or now denied with no root quorum left to approve it.
           target.status = 'ACTIVITY_STATUS_REJECTED';
         }
-        await tx.activities.update(target);
-        await tx.policyEvaluations.insert(evaluation);
         // A vote that leaves the activity awaiting consensus changes no status: no event.
         if (target.status !== CONSENSUS_NEEDED) {
           await enqueueActivityUpdate(tx, this.deps.ids, target, now, organization);
         }
-        await appendAuditEvent(
-          tx,
-          organization.organizationId,
-          {
-            event: 'vote',
-            activityId: target.id,
-            activityType: target.type,
-            status: target.status,
-            selection,
-            fingerprint: s.fingerprint,
-            userId: principal.user.userId,
-          },
-          now,
-        );
         const appProofs = await this.recordAppProofs(tx, target, now, false);
+        // The activity's new state, the vote's evaluation and its audit entry in one write,
+        // last (the port's contract), as a new activity's: the chain's head is locked the least.
+        const entry: AuditEvent = {
+          event: 'vote',
+          activityId: target.id,
+          activityType: target.type,
+          status: target.status,
+          selection,
+          fingerprint: s.fingerprint,
+          userId: principal.user.userId,
+        };
+        await tx.activities.updateDecided(target, evaluation, {
+          body: auditBody(organization.organizationId, entry, now),
+          now,
+        });
         return appProofs ? { ...activityView(target), appProofs } : activityView(target);
       })
       .catch(async (error: unknown) => {

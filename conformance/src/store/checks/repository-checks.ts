@@ -1614,6 +1614,73 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
     },
   );
 
+  check(
+    "activities: updateDecided writes the activity's new state, its evaluation and its audit entry",
+    async () => {
+      const org = fresh('org');
+      const waiting = activity(org, { status: 'ACTIVITY_STATUS_CONSENSUS_NEEDED' });
+      const body = (n: number) => JSON.stringify({ organizationId: org, n });
+      await tx(async (t) => {
+        await t.activities.insert(waiting);
+        await t.auditLog.append(org, body(1), 1000);
+      });
+      const approved: ActivityRecord = {
+        ...waiting,
+        status: 'ACTIVITY_STATUS_COMPLETED',
+        votes: [
+          {
+            id: fresh('vote'),
+            activityId: waiting.id,
+            userId: 'u',
+            user: {
+              userId: 'u',
+              userName: 'Alice',
+              authenticators: [],
+              apiKeys: [],
+              userTags: [],
+              oauthProviders: [],
+              createdAt: { seconds: '1', nanos: '0' },
+              updatedAt: { seconds: '1', nanos: '0' },
+            },
+            selection: 'VOTE_SELECTION_APPROVED',
+            message: '{"type":"ACTIVITY_TYPE_APPROVE_ACTIVITY"}',
+            publicKey: '02ab',
+            signature: '3045',
+            scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+            createdAt: 2000,
+          },
+        ],
+        updatedAt: 2000,
+      };
+      const decided = policyEvaluation(org, waiting.id, { createdAt: 2000 });
+      await tx((t) => t.activities.updateDecided(approved, decided, { body: body(2), now: 2000 }));
+      expect(await tx((t) => t.activities.get(org, waiting.id))).toEqual(approved);
+      expect(await tx((t) => t.policyEvaluations.listByActivity(org, waiting.id))).toEqual([
+        decided,
+      ]);
+      const entries = await tx((t) => t.auditLog.list(org, 1, 10));
+      expect(entries.map((e) => JSON.parse(e.body).n)).toEqual([1, 2]);
+      const head = (await tx((t) => t.auditLog.heads())).find((h) => h.organizationId === org);
+      expect(verifyAuditChain(entries, head)).toBeUndefined();
+      // After another write, it is undone with its transaction: nothing of either stays. (With
+      // nothing written before it, a store may commit with it, as with insertDecided.)
+      const rejected: ActivityRecord = { ...approved, status: 'ACTIVITY_STATUS_REJECTED' };
+      await expect(
+        tx(async (t) => {
+          await t.auditLog.append(org, body(3), 3000);
+          await t.activities.updateDecided(rejected, policyEvaluation(org, waiting.id), {
+            body: body(4),
+            now: 3001,
+          });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      expect(await tx((t) => t.activities.get(org, waiting.id))).toEqual(approved);
+      expect((await tx((t) => t.policyEvaluations.listByActivity(org, waiting.id))).length).toBe(1);
+      expect((await tx((t) => t.auditLog.list(org, 1, 10))).length).toBe(2);
+    },
+  );
+
   check('payments: get, list, by authorization, by status, both conflicts', async () => {
     const org = fresh('org');
     const payment = (paymentId: string, status: PaymentRecord['status']): PaymentRecord => ({

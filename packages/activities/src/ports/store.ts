@@ -303,6 +303,19 @@ export interface ActivityRepository {
   ): Promise<void>;
   update(record: ActivityRecord): Promise<void>;
   /**
+   * An activity's new state after a vote, with the policy evaluation of that vote and its entry
+   * in the organization's audit chain: what `update(record)`,
+   * `policyEvaluations.insert(evaluation)` and `auditLog.append(record.organizationId,
+   * audit.body, audit.now)` do, in that order, in one write where the store can (the SQL store
+   * sends one statement). Call it last in the transaction, as `insertDecided`: the audit
+   * chain's head stays locked until the transaction ends.
+   */
+  updateDecided(
+    record: ActivityRecord,
+    evaluation: PolicyEvaluationRecord,
+    audit: { readonly body: string; readonly now: number },
+  ): Promise<void>;
+  /**
    * How many activities of the organization and of its sub-organizations match `filter` and
    * were created at `sinceMs` or later (a quota's count: every instance sees the same).
    */
