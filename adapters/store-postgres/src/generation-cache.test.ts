@@ -8,16 +8,19 @@
 import { randomUUID } from 'node:crypto';
 import type { Store, StoreTransaction } from '@keyhold/activities';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AssumptionFailed } from './generation-cache.js';
 import { createPostgresStore } from './pg-driver.js';
 import { createPgliteStore } from './pglite-driver.js';
 import { GENERATION_CACHE, type SqlStore } from './sql-store.js';
 import { templatePglite } from './testing/pglite-template.js';
 import {
   account,
+  activity,
   apiKey,
   authenticator,
   organization,
   policy,
+  policyEvaluation,
   privateKey,
   user,
   wallet,
@@ -53,6 +56,46 @@ async function requestReads(store: Store, o: Seeded) {
       endpoints: await tx.webhookEndpoints.list(o.organizationId),
     };
   });
+}
+
+/**
+ * A signature's transaction, as ActivityService.create runs it: the organization with the
+ * body's activity, the cached reads, and, when `decide` allows it, the decided insert last.
+ * What it saw is returned (or thrown, as a refusal would be).
+ */
+async function signing(
+  store: Store,
+  o: Seeded,
+  fingerprint: string,
+  decide: (seen: Seen) => void = () => {},
+) {
+  return store.transaction(async (tx) => {
+    const first = await tx.organizations.getWithActivity(o.organizationId, fingerprint);
+    if (first.activity) return { stored: first.activity.id };
+    const seen: Seen = {
+      apiKeys: (
+        await tx.credentials.findApiKeys(o.publicKey, {
+          organizationId: o.organizationId,
+          includeChildren: false,
+        })
+      ).length,
+      policies: (await tx.policies.list(o.organizationId)).map((p) => p.effect).sort(),
+      exported: (await tx.walletAccounts.findByAddress(o.organizationId, o.address))?.exported,
+    };
+    decide(seen);
+    const record = activity(o.organizationId, { fingerprint });
+    await tx.activities.insertDecided(record, policyEvaluation(o.organizationId, record.id), {
+      body: JSON.stringify({ organizationId: o.organizationId, fingerprint }),
+      now: 1,
+    });
+    return { inserted: record.id, seen };
+  });
+}
+
+interface Seen {
+  apiKeys: number;
+  policies: string[];
+  exported: boolean | undefined;
 }
 
 interface Seeded {
@@ -241,6 +284,125 @@ function cacheSuite(name: string, open: () => Promise<Instances & { dispose(): P
         }),
       ).rejects.toThrow('rolled back');
       expect(await requestReads(stores.cached, o)).toEqual(await requestReads(stores.uncached, o));
+    });
+
+    describe('a signature’s transaction assumes its organization', () => {
+      // An organization of its own: the changes below are made to it once more.
+      let s: Seeded;
+      beforeAll(async () => {
+        s = await seed(stores.other);
+      });
+      const fingerprint = () => `sha256:${randomUUID()}`;
+      const counts = () => ({
+        assumed: stores.cached.cache!.assumed,
+        failed: stores.cached.cache!.assumptionsFailed,
+      });
+      const since = (before: ReturnType<typeof counts>) => {
+        const now = counts();
+        return { assumed: now.assumed - before.assumed, failed: now.failed - before.failed };
+      };
+      const stored = async (id: string) =>
+        stores.uncached.transaction((tx) => tx.activities.get(s.organizationId, id));
+
+      it('answers the organization from the last read, and the one write checks it', async () => {
+        await signing(stores.cached, s, fingerprint()); // the organization is kept
+        const before = counts();
+        const outcome = await signing(stores.cached, s, fingerprint());
+        expect(since(before)).toEqual({ assumed: 1, failed: 0 });
+        expect(outcome.seen).toEqual((await signing(stores.uncached, s, fingerprint())).seen);
+        expect(await stored(outcome.inserted!)).toBeDefined();
+      });
+
+      it.each(CHANGES)(
+        'a change by another instance fails it, and the transaction runs again on what is there now: %s',
+        async (_, change) => {
+          await signing(stores.cached, s, fingerprint()); // kept
+          await stores.other.transaction((tx) => change(tx, s));
+          const before = counts();
+          const outcome = await signing(stores.cached, s, fingerprint());
+          expect(since(before)).toEqual({ assumed: 1, failed: 1 });
+          expect(outcome.seen).toEqual((await signing(stores.uncached, s, fingerprint())).seen);
+          // Written once, by the second run.
+          expect(await stored(outcome.inserted!)).toBeDefined();
+        },
+      );
+
+      it('the same body again: read for real here, and found after the write when another instance stored it', async () => {
+        const body = fingerprint();
+        const first = await signing(stores.cached, s, body);
+        let before = counts();
+        // Assumed lately with these parameters: read for real, the stored activity found first.
+        expect(await signing(stores.cached, s, body)).toEqual({ stored: first.inserted });
+        expect(since(before)).toEqual({ assumed: 0, failed: 0 });
+        // Stored by the other instance: assumed here, refused by the guarded write (a conflict),
+        // and found by the second run; nothing written twice.
+        const elsewhere = fingerprint();
+        const theirs = await signing(stores.other, s, elsewhere);
+        before = counts();
+        expect(await signing(stores.cached, s, elsewhere)).toEqual({ stored: theirs.inserted });
+        expect(since(before)).toEqual({ assumed: 1, failed: 1 });
+        const listed = await stores.uncached.transaction((tx) =>
+          tx.activities.findByFingerprint(elsewhere),
+        );
+        expect(listed?.id).toBe(theirs.inserted);
+      });
+
+      it('a refusal worked out from an assumed organization counts only once it is confirmed', async () => {
+        await signing(stores.cached, s, fingerprint()); // kept
+        // Another instance adds a DENY policy; the kept answers still say ALLOW only.
+        await stores.other.transaction((tx) =>
+          tx.policies.insert(policy(s.organizationId, { effect: 'EFFECT_DENY' })),
+        );
+        const refuseOnDeny = (seen: Seen) => {
+          if (seen.policies.includes('EFFECT_DENY')) throw new Error('denied');
+        };
+        // Denied, as the database says now: the first run saw no DENY and wrote nothing.
+        const before = counts();
+        await expect(signing(stores.cached, s, fingerprint(), refuseOnDeny)).rejects.toThrow(
+          'denied',
+        );
+        expect(since(before)).toEqual({ assumed: 1, failed: 1 });
+        // And the other way: a refusal from a kept DENY that is gone is not the answer.
+        await signing(stores.cached, s, fingerprint(), () => {}); // keeps the DENY
+        await stores.other.transaction(async (tx) => {
+          for (const p of await tx.policies.list(s.organizationId)) {
+            if (p.effect === 'EFFECT_DENY') await tx.policies.delete(s.organizationId, p.policyId);
+          }
+        });
+        const next = counts();
+        const allowed = await signing(stores.cached, s, fingerprint(), refuseOnDeny);
+        expect(since(next)).toEqual({ assumed: 1, failed: 1 });
+        expect(await stored(allowed.inserted!)).toBeDefined();
+      });
+
+      it('a statement the cache cannot answer reads the organization first; once it failed, nothing more runs', async () => {
+        await signing(stores.cached, s, fingerprint()); // kept
+        await stores.other.transaction((tx) =>
+          tx.policies.insert(policy(s.organizationId, { policyName: `p ${randomUUID()}` })),
+        );
+        const w = wallet(s.organizationId);
+        let caught: unknown;
+        let runs = 0;
+        await stores.cached.transaction(async (tx) => {
+          runs++;
+          await tx.organizations.getWithActivity(s.organizationId, fingerprint());
+          try {
+            await tx.wallets.insert(w); // not answerable: the organization is read, and failed
+          } catch (error) {
+            caught ??= error;
+            // A handler that swallows it cannot write on what was assumed.
+            await expect(tx.wallets.get(s.organizationId, w.walletId)).rejects.toBeInstanceOf(
+              AssumptionFailed,
+            );
+            return;
+          }
+        });
+        expect(caught).toBeInstanceOf(AssumptionFailed);
+        expect(runs).toBe(2); // and the second run, not assuming, wrote the wallet
+        expect(
+          await stores.uncached.transaction((tx) => tx.wallets.get(s.organizationId, w.walletId)),
+        ).toBeDefined();
+      });
     });
 
     it('a read before the organization’s goes to the database', async () => {

@@ -55,7 +55,7 @@ import {
 } from '@keyhold/activities';
 import { STORE_TABLES } from '@keyhold/store-tables';
 import type { Outbox, WebhookDelivery } from '@keyhold/webhooks';
-import { GenerationCache, type GenerationCacheSpec } from './generation-cache.js';
+import { AssumptionFailed, GenerationCache, type GenerationCacheSpec } from './generation-cache.js';
 import { LazySavepoints } from './lazy-savepoints.js';
 import { type MigrationReport, type RunMigrationsOptions, runMigrations } from './migrations.js';
 import { cursorQuery, type PagedQuery, pagedSql, planPage } from './paging.js';
@@ -166,6 +166,31 @@ WITH activity AS (${activities.upsertReturning}),
 evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
 ${auditAppend(p, 'activity')}
 SELECT updated FROM activity`;
+})();
+
+/**
+ * INSERT_DECIDED, written only while the organization's row and its parent's are the versions
+ * a transaction assumed (see generation-cache.ts): no row back, and nothing written, otherwise
+ * or on a conflict. Parameters: INSERT_DECIDED's, then the organization's id and `row_version`,
+ * and the parent's (NULL with no parent).
+ */
+const INSERT_DECIDED_GUARDED = (() => {
+  const evaluationFrom = activities.columns.length + 1;
+  const audit = evaluationFrom + policyEvaluations.columns.length;
+  const p = { organization: audit, body: audit + 1, now: audit + 2, genesis: audit + 3 };
+  const g = audit + 4;
+  return `
+WITH guard AS (
+  SELECT 1 FROM organizations o
+   WHERE o.organization_id = $${g}::text AND o.xmin::text = $${g + 1}::text
+     AND ($${g + 2}::text IS NULL OR EXISTS (
+       SELECT 1 FROM organizations p
+        WHERE p.organization_id = $${g + 2}::text AND p.xmin::text = $${g + 3}::text))
+),
+activity AS (${activities.insertFrom('guard', 1)} ON CONFLICT DO NOTHING RETURNING 1 AS inserted),
+evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
+${auditAppend(p, 'activity')}
+SELECT inserted FROM activity`;
 })();
 
 /** The audit chains: appends computed in the database, listings by seq. */
@@ -332,11 +357,14 @@ function credentialLookupOf(
 
 /**
  * The organization (its columns, NULL when there is none), its parent's generation (so a
- * sub-organization's credential lookup, which reads the parent's credentials too, can be kept)
- * and the activity of a fingerprint (as JSON, of whichever organization), in one row.
+ * sub-organization's credential lookup, which reads the parent's credentials too, can be kept),
+ * both rows' versions (`xmin`: any change to a row, a generation moved among them, gives it a
+ * new one; see generation-cache.ts) and the activity of a fingerprint (as JSON, of whichever
+ * organization), in one row.
  */
 const ORGANIZATION_WITH_ACTIVITY = `
-SELECT o.*, p.generation AS parent_generation,
+SELECT o.*, o.xmin::text AS row_version, p.generation AS parent_generation,
+       p.xmin::text AS parent_row_version,
        (SELECT to_jsonb(a) FROM activities a WHERE a.fingerprint = $2) AS found_activity
   FROM (SELECT 1) AS one
   LEFT JOIN organizations o ON o.organization_id = $1
@@ -374,6 +402,12 @@ export const GENERATION_CACHE: GenerationCacheSpec = {
     'private_keys',
     'webhook_endpoints',
   ],
+  // A signature's transaction: its organization assumed, checked by its one write.
+  assumed: {
+    read: ORGANIZATION_WITH_ACTIVITY,
+    perRequestColumns: ['found_activity'],
+    guardedWrites: new Map([[INSERT_DECIDED, INSERT_DECIDED_GUARDED]]),
+  },
 };
 
 /** The one row a fixed statement selects, as a record. */
@@ -961,9 +995,38 @@ export class SqlStore implements Store, Outbox {
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    return this.withClient((client) => {
-      const savepoints = new LazySavepoints(this.cache ? this.cache.over(client) : client);
-      return work(transactionOver(savepoints.client, (w) => savepoints.run(w)));
+    if (!this.cache) {
+      return this.withClient((client) => {
+        const savepoints = new LazySavepoints(client);
+        return work(transactionOver(savepoints.client, (w) => savepoints.run(w)));
+      });
+    }
+    // First assuming the organization (see generation-cache.ts), then, if it had changed, not.
+    return this.attempt(this.cache, work, true).catch((error: unknown) => {
+      if (!(error instanceof AssumptionFailed)) throw error;
+      return this.attempt(this.cache!, work, false);
+    });
+  }
+
+  /** One run of a transaction's work through the cache. */
+  private attempt<T>(
+    cache: GenerationCache,
+    work: (tx: StoreTransaction) => Promise<T>,
+    assume: boolean,
+  ): Promise<T> {
+    return this.withClient(async (client) => {
+      const cached = cache.over(client, assume);
+      const savepoints = new LazySavepoints(cached);
+      let result: T;
+      try {
+        result = await work(transactionOver(savepoints.client, (w) => savepoints.run(w)));
+      } catch (error) {
+        // Worked out from an assumed organization: it counts once the assumption holds.
+        await cached.settle();
+        throw error;
+      }
+      await cached.settle();
+      return result;
     });
   }
 
