@@ -3,6 +3,7 @@
  * nothing below the level; secret-named fields redacted at the top level and one level down.
  */
 import { Writable } from 'node:stream';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { pinoLogger } from './pino-logger.js';
 
@@ -61,5 +62,66 @@ describe('pinoLogger', () => {
       request: { stamp: '[redacted]', path: '/public/v1/query/whoami' },
     });
     expect(JSON.stringify(lines[0])).not.toContain('deadbeef');
+  });
+
+  it("censors a copy: the caller's fields are left as they were", () => {
+    const { lines, destination } = capture();
+    const fields = { mnemonic: 'abandon …', nested: { password: 'hunter2', kept: 1 }, n: 2 };
+    pinoLogger({ destination }).warn('careful', fields);
+    expect(lines[0]).toMatchObject({
+      mnemonic: '[redacted]',
+      nested: { password: '[redacted]', kept: 1 },
+      n: 2,
+    });
+    expect(fields).toEqual({
+      mnemonic: 'abandon …',
+      nested: { password: 'hunter2', kept: 1 },
+      n: 2,
+    });
+  });
+
+  it("property: no secret-named field's value reaches a line, at the top level or one down", () => {
+    const secretName = fc.constantFrom(
+      'stamp',
+      'privateKey',
+      'mnemonic',
+      'otpCode',
+      'code',
+      'password',
+      'masterKey',
+    );
+    const name = fc.oneof(
+      secretName,
+      fc.constantFrom('path', 'status', 'user', 'reason', 'kind', 'id', 'url', 'request'),
+    );
+    const secret = fc.string({ minLength: 12, maxLength: 20 }).map((s) => `SECRET-${s}`);
+    const inner = fc.dictionary(name, fc.oneof(secret, fc.integer()), { maxKeys: 4 });
+    const outer = fc.dictionary(name, fc.oneof(secret, fc.integer(), inner), { maxKeys: 5 });
+    fc.assert(
+      fc.property(outer, (fields) => {
+        const { lines, destination } = capture();
+        pinoLogger({ destination }).info('x', fields);
+        const line = lines[0] as Record<string, unknown>;
+        for (const [key, value] of Object.entries(fields)) {
+          if (key === 'level' || key === 'time' || key === 'message') continue;
+          const SECRETS = [
+            'stamp',
+            'privateKey',
+            'mnemonic',
+            'otpCode',
+            'code',
+            'password',
+            'masterKey',
+          ];
+          if (SECRETS.includes(key)) expect(line[key]).toBe('[redacted]');
+          else if (typeof value === 'object') {
+            for (const [k, v] of Object.entries(value)) {
+              const got = (line[key] as Record<string, unknown>)[k];
+              expect(got).toBe(SECRETS.includes(k) ? '[redacted]' : v);
+            }
+          } else expect(line[key]).toBe(value);
+        }
+      }),
+    );
   });
 });

