@@ -81,15 +81,8 @@ describe('pinoLogger', () => {
   });
 
   it("property: no secret-named field's value reaches a line, at the top level or one down", () => {
-    const secretName = fc.constantFrom(
-      'stamp',
-      'privateKey',
-      'mnemonic',
-      'otpCode',
-      'code',
-      'password',
-      'masterKey',
-    );
+    const SECRETS = ['stamp', 'privateKey', 'mnemonic', 'otpCode', 'code', 'password', 'masterKey'];
+    const secretName = fc.constantFrom(...SECRETS);
     const name = fc.oneof(
       secretName,
       fc.constantFrom('path', 'status', 'user', 'reason', 'kind', 'id', 'url', 'request'),
@@ -104,15 +97,6 @@ describe('pinoLogger', () => {
         const line = lines[0] as Record<string, unknown>;
         for (const [key, value] of Object.entries(fields)) {
           if (key === 'level' || key === 'time' || key === 'message') continue;
-          const SECRETS = [
-            'stamp',
-            'privateKey',
-            'mnemonic',
-            'otpCode',
-            'code',
-            'password',
-            'masterKey',
-          ];
           if (SECRETS.includes(key)) expect(line[key]).toBe('[redacted]');
           else if (typeof value === 'object') {
             for (const [k, v] of Object.entries(value)) {

@@ -136,37 +136,53 @@ const APPEND_AUDIT_ENTRY = `
 WITH ${auditAppend({ organization: 1, body: 2, now: 3, genesis: 4 })}
 SELECT seq FROM head`;
 
+/** The parameters of a decided write: the activity's, the evaluation's, then four for the audit. */
+const DECIDED_PARAMETERS = activities.columns.length + policyEvaluations.columns.length + 4;
+
 /**
- * A decided activity, its policy evaluation and its audit entry in one statement
- * (`ActivityRepository.insertDecided`): the activity is inserted unless it conflicts, and the
- * other two only for the row it inserted, so a conflict writes nothing. Parameters: the
- * activity's, then the evaluation's, then organization, body, now and the genesis hash.
+ * A decided write: the CTE `activity` (a row back when it wrote), then the activity's policy
+ * evaluation and its audit entry for that row only, so an activity not written writes nothing.
+ * Parameters: the activity's, then the evaluation's, then organization, body, now and the
+ * genesis hash; `before` (CTEs ahead of `activity`) numbers its own after those.
  */
-const INSERT_DECIDED = (() => {
+function decidedWrite(activity: string, before = ''): string {
   const evaluationFrom = activities.columns.length + 1;
   const audit = evaluationFrom + policyEvaluations.columns.length;
   const p = { organization: audit, body: audit + 1, now: audit + 2, genesis: audit + 3 };
   return `
-WITH activity AS (${activities.insertOnce}),
+WITH ${before}activity AS (${activity}),
 evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
 ${auditAppend(p, 'activity')}
-SELECT inserted FROM activity`;
-})();
+SELECT 1 AS written FROM activity`;
+}
+
+/** The parameters of a decided write (`decidedWrite`), in order. */
+function decidedParams(
+  record: ActivityRecord,
+  evaluation: PolicyEvaluationRecord,
+  audit: { readonly body: string; readonly now: number },
+): unknown[] {
+  return [
+    ...activities.params(record),
+    ...policyEvaluations.params(evaluation),
+    record.organizationId,
+    audit.body,
+    audit.now,
+    AUDIT_GENESIS,
+  ];
+}
+
+/**
+ * A decided activity, its policy evaluation and its audit entry in one statement
+ * (`ActivityRepository.insertDecided`): the activity is inserted unless it conflicts.
+ */
+const INSERT_DECIDED = decidedWrite(activities.insertOnce);
 
 /**
  * An activity's new state after a vote, the vote's policy evaluation and its audit entry in one
- * statement (`ActivityRepository.updateDecided`). Parameters as INSERT_DECIDED's.
+ * statement (`ActivityRepository.updateDecided`).
  */
-const UPDATE_DECIDED = (() => {
-  const evaluationFrom = activities.columns.length + 1;
-  const audit = evaluationFrom + policyEvaluations.columns.length;
-  const p = { organization: audit, body: audit + 1, now: audit + 2, genesis: audit + 3 };
-  return `
-WITH activity AS (${activities.upsertReturning}),
-evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
-${auditAppend(p, 'activity')}
-SELECT updated FROM activity`;
-})();
+const UPDATE_DECIDED = decidedWrite(activities.upsertReturning);
 
 /**
  * INSERT_DECIDED, written only while the organization's row and its parent's are the versions
@@ -175,22 +191,18 @@ SELECT updated FROM activity`;
  * and the parent's (NULL with no parent).
  */
 const INSERT_DECIDED_GUARDED = (() => {
-  const evaluationFrom = activities.columns.length + 1;
-  const audit = evaluationFrom + policyEvaluations.columns.length;
-  const p = { organization: audit, body: audit + 1, now: audit + 2, genesis: audit + 3 };
-  const g = audit + 4;
-  return `
-WITH guard AS (
+  const g = DECIDED_PARAMETERS + 1;
+  return decidedWrite(
+    `${activities.insertFrom('guard', 1)} ON CONFLICT DO NOTHING RETURNING 1 AS inserted`,
+    `guard AS (
   SELECT 1 FROM organizations o
    WHERE o.organization_id = $${g}::text AND o.xmin::text = $${g + 1}::text
      AND ($${g + 2}::text IS NULL OR EXISTS (
        SELECT 1 FROM organizations p
         WHERE p.organization_id = $${g + 2}::text AND p.xmin::text = $${g + 3}::text))
 ),
-activity AS (${activities.insertFrom('guard', 1)} ON CONFLICT DO NOTHING RETURNING 1 AS inserted),
-evaluation AS (${policyEvaluations.insertFrom('activity', evaluationFrom)}),
-${auditAppend(p, 'activity')}
-SELECT inserted FROM activity`;
+`,
+  );
 })();
 
 /** The audit chains: appends computed in the database, listings by seq. */
@@ -763,16 +775,13 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
     evaluation: PolicyEvaluationRecord,
     audit: { readonly body: string; readonly now: number },
   ): Promise<void> {
-    const params = [
-      ...activities.params(record),
-      ...policyEvaluations.params(evaluation),
-      record.organizationId,
-      audit.body,
-      audit.now,
-      AUDIT_GENESIS,
-    ];
     // The transaction's last write (the port's contract): it may commit on its own.
-    const inserted = await this.db.query(INSERT_DECIDED, params, true, true);
+    const inserted = await this.db.query(
+      INSERT_DECIDED,
+      decidedParams(record, evaluation, audit),
+      true,
+      true,
+    );
     if (inserted.length === 0) throw await activities.conflictOf(this.db, record);
   }
 
@@ -782,19 +791,7 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
     audit: { readonly body: string; readonly now: number },
   ): Promise<void> {
     // As update: the fingerprint is not checked first (the database refuses a taken one).
-    await this.db.query(
-      UPDATE_DECIDED,
-      [
-        ...activities.params(record),
-        ...policyEvaluations.params(evaluation),
-        record.organizationId,
-        audit.body,
-        audit.now,
-        AUDIT_GENESIS,
-      ],
-      true,
-      true,
-    );
+    await this.db.query(UPDATE_DECIDED, decidedParams(record, evaluation, audit), true, true);
   }
 
   override list(

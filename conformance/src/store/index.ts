@@ -18,6 +18,7 @@ export {
   privateKey,
   tag,
   user,
+  vote,
   wallet,
   webhookDelivery,
   webhookEndpoint,

@@ -14,6 +14,7 @@ import type {
   PrivateKeyRecord,
   TagRecord,
   UserRecord,
+  VoteRecord,
   WalletAccountRecord,
   WalletRecord,
   WebhookEndpointRecord,
@@ -179,6 +180,35 @@ export const activity = (
   timestampMs: '1700000000000',
   createdAt: 1_700_000_000_000,
   updatedAt: 1_700_000_000_000,
+  ...o,
+});
+
+/**
+ * An approving vote on activity `activityId` by user `u` (Alice), as it is stored in the
+ * activity's `votes`.
+ * @example
+ * const approved = { ...waiting, votes: [vote(waiting.id)] };
+ */
+export const vote = (activityId: string, o: Partial<VoteRecord> = {}): VoteRecord => ({
+  id: fresh('vote'),
+  activityId,
+  userId: 'u',
+  user: {
+    userId: 'u',
+    userName: 'Alice',
+    authenticators: [],
+    apiKeys: [],
+    userTags: [],
+    oauthProviders: [],
+    createdAt: { seconds: '1', nanos: '0' },
+    updatedAt: { seconds: '1', nanos: '0' },
+  },
+  selection: 'VOTE_SELECTION_APPROVED',
+  message: '{"raw":"body"}',
+  publicKey: '02ab',
+  signature: '3045',
+  scheme: 'SIGNATURE_SCHEME_TK_API_P256',
+  createdAt: 5,
   ...o,
 });
 

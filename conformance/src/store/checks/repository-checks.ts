@@ -34,6 +34,7 @@ import {
   privateKey,
   tag,
   user,
+  vote,
   wallet,
 } from '../records.js';
 import type { StoreCheck } from '../store-check.js';
@@ -1165,29 +1166,7 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
       ...a,
       status: 'ACTIVITY_STATUS_COMPLETED',
       result: { walletId: 'w', addresses: ['0x1'] },
-      votes: [
-        {
-          id: fresh('vote'),
-          activityId: a.id,
-          userId: 'u',
-          user: {
-            userId: 'u',
-            userName: 'Alice',
-            authenticators: [],
-            apiKeys: [],
-            userTags: [],
-            oauthProviders: [],
-            createdAt: { seconds: '1', nanos: '0' },
-            updatedAt: { seconds: '1', nanos: '0' },
-          },
-          selection: 'VOTE_SELECTION_APPROVED',
-          message: '{"raw":"body"}',
-          publicKey: '02ab',
-          signature: '3045',
-          scheme: 'SIGNATURE_SCHEME_TK_API_P256',
-          createdAt: 5,
-        },
-      ],
+      votes: [vote(a.id)],
       updatedAt: 1_700_000_000_500,
     };
     await tx((t) => t.activities.update(done));
@@ -1368,33 +1347,20 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
 
     // Concurrent votes: each transaction reads, waits, appends, writes. With a plain read
     // under READ COMMITTED some would be lost; getForUpdate keeps every one.
-    const vote = (n: number): VoteRecord => ({
-      id: `vote-${n}`,
-      activityId: a.id,
-      userId: `user-${n}`,
-      user: {
+    const voteBy = (n: number): VoteRecord =>
+      vote(a.id, {
+        id: `vote-${n}`,
         userId: `user-${n}`,
-        userName: 'voter',
-        authenticators: [],
-        apiKeys: [],
-        userTags: [],
-        oauthProviders: [],
-        createdAt: { seconds: '1', nanos: '0' },
-        updatedAt: { seconds: '1', nanos: '0' },
-      },
-      selection: 'VOTE_SELECTION_APPROVED',
-      message: '{}',
-      publicKey: '02ab',
-      signature: '3045',
-      scheme: 'SIGNATURE_SCHEME_TK_API_P256',
-      createdAt: n,
-    });
+        user: { ...vote(a.id).user, userId: `user-${n}`, userName: 'voter' },
+        message: '{}',
+        createdAt: n,
+      });
     await Promise.all(
       [1, 2, 3, 4].map((n) =>
         tx(async (t) => {
           const current = (await t.activities.getForUpdate(org, a.id))!;
           await new Promise((resolve) => setTimeout(resolve, 15));
-          current.votes.push(vote(n));
+          current.votes.push(voteBy(n));
           await t.activities.update(current);
         }),
       ),
@@ -1628,27 +1594,10 @@ export function repositoryChecks(options: StoreContractOptions): StoreCheck[] {
         ...waiting,
         status: 'ACTIVITY_STATUS_COMPLETED',
         votes: [
-          {
-            id: fresh('vote'),
-            activityId: waiting.id,
-            userId: 'u',
-            user: {
-              userId: 'u',
-              userName: 'Alice',
-              authenticators: [],
-              apiKeys: [],
-              userTags: [],
-              oauthProviders: [],
-              createdAt: { seconds: '1', nanos: '0' },
-              updatedAt: { seconds: '1', nanos: '0' },
-            },
-            selection: 'VOTE_SELECTION_APPROVED',
+          vote(waiting.id, {
             message: '{"type":"ACTIVITY_TYPE_APPROVE_ACTIVITY"}',
-            publicKey: '02ab',
-            signature: '3045',
-            scheme: 'SIGNATURE_SCHEME_TK_API_P256',
             createdAt: 2000,
-          },
+          }),
         ],
         updatedAt: 2000,
       };
