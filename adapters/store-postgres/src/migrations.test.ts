@@ -56,6 +56,7 @@ describe('loadMigrations', () => {
       [20, 'fiat_on_ramp'],
       [22, 'otp_signup_use'],
       [23, 'organization_generation'],
+      [24, 'wallet_generation'],
     ]);
     expect(shipped[0]!.checksum).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -137,6 +137,7 @@ describe.skipIf(!withPostgres)('Postgres', () => {
       { version: 20 },
       { version: 22 },
       { version: 23 },
+      { version: 24 },
     ]);
   });
 

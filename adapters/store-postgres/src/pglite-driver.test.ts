@@ -108,6 +108,7 @@ describe('PGlite data directory', () => {
       { version: 20 },
       { version: 22 },
       { version: 23 },
+      { version: 24 },
     ]);
   });
 

@@ -404,12 +404,16 @@ export const GENERATION_CACHE: GenerationCacheSpec = {
     [webhookEndpoints.listByScope, { organizationParams: [0] }],
     [WALLET_ACCOUNT_BY_ADDRESS, { organizationParams: [0] }],
     [PRIVATE_KEY_BY_ADDRESS, { organizationParams: [0] }],
+    // What a policy's condition reads besides: the signing key's wallet and the user.
+    [wallets.selectByKey, { organizationParams: [0] }],
+    [users.selectByKey, { organizationParams: [0] }],
   ]),
   generationTables: [
     'users',
     'api_keys',
     'authenticators',
     'policies',
+    'wallets',
     'wallet_accounts',
     'private_keys',
     'webhook_endpoints',
