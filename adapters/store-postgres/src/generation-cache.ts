@@ -227,7 +227,9 @@ export class GenerationCache {
           }
           return rows;
         }
-        const hit = this.#hit(text, params, generations);
+        const read = this.spec.cacheable.get(text);
+        const at = read && generationsOf(read, params, generations);
+        const hit = at === undefined ? undefined : this.#hit(cacheKey(text, params), at);
         if (hit) return hit as R[];
         await confirm();
       }
@@ -238,7 +240,7 @@ export class GenerationCache {
           const lately = JSON.stringify(params);
           if (kept && !this.#assumedLately.has(lately)) {
             this.#assumedLately.set(lately, true);
-            const row: Row = { ...klona(kept) };
+            const row = klona(kept);
             for (const column of assumedSpec.perRequestColumns) row[column] = null;
             assumption = {
               organizationId: String(row.organization_id),
@@ -261,12 +263,12 @@ export class GenerationCache {
       if (read) {
         const at = generationsOf(read, params, generations);
         if (at === undefined) return client.query<R>(text, params, fixed);
-        const hit = this.#hit(text, params, generations);
+        const key = cacheKey(text, params);
+        const hit = this.#hit(key, at);
         if (hit) return hit as R[];
         this.misses++;
         const rows = await client.query<Row>(text, params, fixed);
-        if (!wrote)
-          this.#entries.set(cacheKey(text, params), { generations: at, rows: klona(rows) });
+        if (!wrote) this.#entries.set(key, { generations: at, rows: klona(rows) });
         return rows as R[];
       }
       if (this.#writesGenerationTable(text)) wrote = true;
@@ -287,17 +289,9 @@ export class GenerationCache {
     };
   }
 
-  /** A cacheable read answered from the cache (a copy), or undefined. */
-  #hit(
-    text: string,
-    params: readonly unknown[],
-    generations: ReadonlyMap<string, string>,
-  ): Row[] | undefined {
-    const read = this.spec.cacheable.get(text);
-    if (!read) return undefined;
-    const at = generationsOf(read, params, generations);
-    if (at === undefined) return undefined;
-    const entry = this.#entries.get(cacheKey(text, params));
+  /** The answer kept under `key` at generations `at` (a copy), or undefined. */
+  #hit(key: string, at: string): Row[] | undefined {
+    const entry = this.#entries.get(key);
     if (!entry || entry.generations !== at) return undefined;
     this.hits++;
     return klona(entry.rows);
@@ -307,9 +301,9 @@ export class GenerationCache {
   #keepOrganization(rows: readonly Row[]): void {
     const row = rows[0];
     if (row === undefined || row.organization_id == null || row.row_version == null) return;
-    const kept: Row = { ...row };
+    const kept = klona(row);
     for (const column of this.spec.assumed?.perRequestColumns ?? []) delete kept[column];
-    this.#organizations.set(String(row.organization_id), klona(kept));
+    this.#organizations.set(String(row.organization_id), kept);
   }
 
   #writesGenerationTable(text: string): boolean {

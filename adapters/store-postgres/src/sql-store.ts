@@ -996,37 +996,28 @@ export class SqlStore implements Store, Outbox {
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    if (!this.cache) {
-      return this.withClient((client) => {
-        const savepoints = new LazySavepoints(client);
-        return work(transactionOver(savepoints.client, (w) => savepoints.run(w)));
-      });
-    }
+    if (!this.cache) return this.attempt(work, false);
     // First assuming the organization (see generation-cache.ts), then, if it had changed, not.
-    return this.attempt(this.cache, work, true).catch((error: unknown) => {
+    return this.attempt(work, true).catch((error: unknown) => {
       if (!(error instanceof AssumptionFailed)) throw error;
-      return this.attempt(this.cache!, work, false);
+      return this.attempt(work, false);
     });
   }
 
-  /** One run of a transaction's work through the cache. */
-  private attempt<T>(
-    cache: GenerationCache,
-    work: (tx: StoreTransaction) => Promise<T>,
-    assume: boolean,
-  ): Promise<T> {
+  /** One run of a transaction's work, through the cache when there is one. */
+  private attempt<T>(work: (tx: StoreTransaction) => Promise<T>, assume: boolean): Promise<T> {
     return this.withClient(async (client) => {
-      const cached = cache.over(client, assume);
-      const savepoints = new LazySavepoints(cached);
+      const cached = this.cache?.over(client, assume);
+      const savepoints = new LazySavepoints(cached ?? client);
       let result: T;
       try {
         result = await work(transactionOver(savepoints.client, (w) => savepoints.run(w)));
       } catch (error) {
         // Worked out from an assumed organization: it counts once the assumption holds.
-        await cached.settle();
+        await cached?.settle();
         throw error;
       }
-      await cached.settle();
+      await cached?.settle();
       return result;
     });
   }
