@@ -1,16 +1,22 @@
 /**
- * BEGIN at the first write (deferred-begin.ts): which statements may run before it, and, on
- * Postgres, what a transaction sends and keeps — on the driver's own pool (deferred) and on a
- * pool it is given (BEGIN and `SET LOCAL`s first, as before).
+ * BEGIN at the first write (deferred-begin.ts): which statements may run before it, and what a
+ * transaction sends and keeps — on Postgres, on the driver's own pool (deferred) and on a pool
+ * it is given (BEGIN and `SET LOCAL`s first, as before); on PGlite, on a session the driver owns
+ * (deferred, on the calling thread and on a worker) and on one it shares (BEGIN first).
  */
+
+import type { PGlite } from '@electric-sql/pglite';
 import { StoreConflictError, StoreUnavailableError, verifyAuditChain } from '@keyhold/activities';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPlainRead, needsBegin } from './deferred-begin.js';
+import { runMigrations } from './migrations.js';
 import { createPostgresStore, PgDriver } from './pg-driver.js';
+import { createPgliteStore, PgliteDriver } from './pglite-driver.js';
 import { SqlStore } from './sql-store.js';
 import { observedPool } from './testing/observed-pool.js';
+import { templatePglite } from './testing/pglite-template.js';
 import { activity, fresh, organization, policyEvaluation, wallet } from './testing/records.js';
 import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
 
@@ -237,5 +243,175 @@ describe.skipIf(!withPostgres)('Postgres: BEGIN at the first write', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+/** A PGlite whose BEGIN, COMMIT and ROLLBACK (simple Query messages, 'Q') are added to `sent`. */
+async function recordingPglite(sent: string[]): Promise<PGlite> {
+  const db = await templatePglite();
+  const exchange = db.execProtocolStream.bind(db);
+  db.execProtocolStream = (message, options) => {
+    if (message[0] === 0x51) {
+      const word = new TextDecoder().decode(message.subarray(5, message.length - 1)).trim();
+      if (/^(BEGIN|COMMIT|ROLLBACK)$/i.test(word)) sent.push(word.toUpperCase());
+    }
+    return exchange(message, options);
+  };
+  return db;
+}
+
+describe('PGlite: BEGIN at the first write', () => {
+  const sent: string[] = [];
+  let db: PGlite;
+  let owned: SqlStore; // the driver's own session: deferred
+  let shared: SqlStore; // a PGlite the caller shares: BEGIN first, as before
+  const org = fresh('org');
+
+  beforeAll(async () => {
+    db = await recordingPglite(sent);
+    await db.exec('SET search_path TO public');
+    const driver = new PgliteDriver(db, 'public', async () => {}, true);
+    await runMigrations(driver, { schema: 'public' });
+    owned = new SqlStore(driver, { cache: false });
+    await owned.transaction((tx) => tx.organizations.insert(organization({ organizationId: org })));
+    shared = await createPgliteStore({ pglite: db, schema: 'public', cache: false });
+  });
+  afterAll(async () => {
+    await Promise.all([owned?.close(), shared?.close()]);
+    await db?.close();
+  });
+
+  async function sends<T>(store: SqlStore, work: Parameters<SqlStore['transaction']>[0]) {
+    sent.length = 0;
+    const outcome = await store.transaction(work).then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    return { words: [...sent], ...(outcome as { value?: T; error?: unknown }) };
+  }
+
+  it('reads, then the decided insert: no BEGIN or COMMIT, and all of it kept', async () => {
+    const record = activity(org, { id: fresh('act') });
+    const evaluation = policyEvaluation(org, record.id);
+    const { words } = await sends(owned, async (tx) => {
+      await tx.organizations.getWithActivity(org, record.fingerprint);
+      await tx.activities.insertDecided(record, evaluation, { body: '{"n":1}', now: 1 });
+    });
+    expect(words).toEqual([]);
+    expect(await shared.transaction((tx) => tx.activities.get(org, record.id))).toEqual(record);
+    expect(
+      await shared.transaction((tx) => tx.policyEvaluations.listByActivity(org, record.id)),
+    ).toEqual([evaluation]);
+    const entries = await shared.transaction((tx) => tx.auditLog.list(org, 1, 1000));
+    expect(entries.at(-1)?.body).toBe('{"n":1}');
+  });
+
+  it('a conflicting decided insert writes nothing, and the work goes on in a transaction', async () => {
+    const first = activity(org, { id: fresh('act') });
+    await owned.transaction((tx) =>
+      tx.activities.insertDecided(first, policyEvaluation(org, first.id), { body: '{}', now: 2 }),
+    );
+    const again = activity(org, { id: fresh('act'), fingerprint: first.fingerprint });
+    const w = wallet(org);
+    const { words, value } = await sends<string>(owned, async (tx) => {
+      const refused = await tx.activities
+        .insertDecided(again, policyEvaluation(org, again.id), { body: '{}', now: 3 })
+        .catch((e: unknown) => (StoreConflictError.is(e) ? e.constraint : 'other'));
+      await tx.wallets.insert(w);
+      return refused;
+    });
+    expect(value).toBe('activity_fingerprint');
+    expect(words).toEqual(['BEGIN', 'COMMIT']);
+    expect(await shared.transaction((tx) => tx.activities.get(org, again.id))).toBeUndefined();
+    expect(await shared.transaction((tx) => tx.wallets.get(org, w.walletId))).toEqual(w);
+  });
+
+  it('a write before the decided insert: one transaction, undone as a whole when the work fails', async () => {
+    const record = activity(org, { id: fresh('act') });
+    const w = wallet(org);
+    const { words, error } = await sends(owned, async (tx) => {
+      await tx.wallets.insert(w);
+      await tx.activities.insertDecided(record, policyEvaluation(org, record.id), {
+        body: '{}',
+        now: 4,
+      });
+      throw new Error('the handler failed after its writes');
+    });
+    expect((error as Error).message).toBe('the handler failed after its writes');
+    expect(words).toEqual(['BEGIN', 'ROLLBACK']);
+    expect(await shared.transaction((tx) => tx.activities.get(org, record.id))).toBeUndefined();
+    expect(await shared.transaction((tx) => tx.wallets.get(org, w.walletId))).toBeUndefined();
+  });
+
+  it('reads alone: no BEGIN; a locking read opens the transaction', async () => {
+    const record = activity(org, { id: fresh('act') });
+    await owned.transaction((tx) => tx.activities.insert(record));
+    expect((await sends(owned, (tx) => tx.activities.get(org, record.id))).words).toEqual([]);
+    const locked = await sends(owned, (tx) => tx.activities.getForUpdate(org, record.id));
+    expect(locked.value).toEqual(record);
+    expect(locked.words).toEqual(['BEGIN', 'COMMIT']);
+  });
+
+  it('on a PGlite it shares, every transaction starts with BEGIN', async () => {
+    const record = activity(org, { id: fresh('act') });
+    const { words } = await sends(shared, async (tx) => {
+      await tx.organizations.getWithActivity(org, record.fingerprint);
+      await tx.activities.insertDecided(record, policyEvaluation(org, record.id), {
+        body: '{}',
+        now: 5,
+      });
+    });
+    expect(words).toEqual(['BEGIN', 'COMMIT']);
+  });
+});
+
+describe.each([
+  ['on the calling thread', () => createPgliteStore({ cache: false })],
+  ['on a worker thread', () => createPgliteStore({ cache: false, thread: 'worker' })],
+])('PGlite %s: a statement run alone waits for the open transaction', (_, open) => {
+  let store: SqlStore;
+  const org = fresh('org');
+  beforeAll(async () => {
+    store = await open();
+    await store.transaction((tx) => tx.organizations.insert(organization({ organizationId: org })));
+  });
+  afterAll(() => store?.close());
+
+  it('never runs inside it: it reads what was committed once that transaction ends', async () => {
+    const w = wallet(org);
+    let wrote!: () => void;
+    const written = new Promise<void>((resolve) => {
+      wrote = resolve;
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const writer = store
+      .transaction(async (tx) => {
+        await tx.wallets.insert(w);
+        wrote();
+        await held;
+        throw new Error('undone');
+      })
+      .catch((e: Error) => e.message);
+    await written;
+    // A plain read alone, and a last write alone, while the writer's transaction is open.
+    const reader = store.transaction((tx) => tx.wallets.get(org, w.walletId));
+    const record = activity(org, { id: fresh('act') });
+    const decided = store.transaction((tx) =>
+      tx.activities.insertDecided(record, policyEvaluation(org, record.id), {
+        body: '{}',
+        now: 6,
+      }),
+    );
+    // Had either run inside the open transaction, the rollback would take its effect too.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    expect(await writer).toBe('undone');
+    expect(await reader).toBeUndefined();
+    await decided;
+    expect(await store.transaction((tx) => tx.activities.get(org, record.id))).toEqual(record);
+    expect(await store.transaction((tx) => tx.wallets.get(org, w.walletId))).toBeUndefined();
   });
 });

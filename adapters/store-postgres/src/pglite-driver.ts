@@ -2,7 +2,10 @@
  * The PGlite driver: Postgres embedded in the process (WebAssembly), in memory or in a data
  * directory. PGlite has one connection, so transactions run one at a time: PGlite's own
  * `transaction()` holds its transaction mutex from BEGIN to COMMIT/ROLLBACK, which also
- * serializes stores that share one PGlite instance.
+ * serializes stores that share one PGlite instance. On a PGlite the driver opened (its session
+ * is the store's), BEGIN waits for the first write as on the pg driver (deferred-begin.ts):
+ * plain reads before it, and a last write with nothing before it, run alone, each taking the
+ * transaction mutex for that one statement — so a signature is one statement, not three.
  *
  * A data directory is checked before PGlite touches it: a directory with files but no
  * Postgres cluster is refused (PGlite would otherwise initialize a cluster among them), a
@@ -22,14 +25,25 @@ import {
   writeSync,
 } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { PGlite, TransactionAbortedError as PgliteAbortedError } from '@electric-sql/pglite';
+import {
+  PGlite,
+  TransactionAbortedError as PgliteAbortedError,
+  type Transaction,
+} from '@electric-sql/pglite';
+import { needsBegin } from './deferred-begin.js';
 import { runMigrations } from './migrations.js';
 import { queryPrepared } from './pglite-prepared.js';
 import { PgliteWorkerDriver } from './pglite-worker-driver.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
-import { type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
+import { type Row, type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
 import { SqlStore } from './sql-store.js';
 import { StoreOpenError } from './store-open-error.js';
+
+/** A transaction BEGIN opened, and how to end it. */
+interface OpenTransaction {
+  readonly tx: Transaction;
+  end(commit: boolean): Promise<void>;
+}
 
 export class PgliteDriver implements SqlDriver {
   readonly kind = 'pglite';
@@ -52,14 +66,40 @@ export class PgliteDriver implements SqlDriver {
   }
 
   async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
+    if (this.searchPath) return this.begunAtStart(work, this.searchPath);
+    // The session's search_path is the schema: BEGIN waits for the first write (see
+    // deferred-begin.ts), and a last write with nothing written before it runs alone.
+    let open: OpenTransaction | undefined;
+    try {
+      const result = await work({
+        query: async (text, params, fixed, last) => {
+          if (!open && needsBegin('not begun', text, fixed, last)) open = await this.open();
+          if (open) return this.run(open.tx, text, params, fixed) as never;
+          return this.alone(text, params, fixed) as never;
+        },
+        exec: async (script) => {
+          open ??= await this.open();
+          await open.tx.exec(script);
+        },
+      });
+      if (open) await open.end(true);
+      return result;
+    } catch (error) {
+      if (open) await open.end(false).catch(() => {});
+      throw error instanceof PgliteAbortedError ? new TransactionAbortedError() : error;
+    }
+  }
+
+  /** The transaction as before deferred BEGIN: on a PGlite shared with others' sessions. */
+  private async begunAtStart<T>(
+    work: (client: SqlClient) => Promise<T>,
+    searchPath: string,
+  ): Promise<T> {
     try {
       return await this.db.transaction(async (tx) => {
-        if (this.searchPath) await tx.exec(this.searchPath);
+        await tx.exec(searchPath);
         return work({
-          query: async (text, params, fixed) =>
-            fixed
-              ? ((await queryPrepared(this.db, text, params)) as never)
-              : ((await tx.query(text, params as unknown[] | undefined)).rows as never),
+          query: async (text, params, fixed) => this.run(tx, text, params, fixed) as never,
           exec: async (script) => {
             await tx.exec(script);
           },
@@ -70,6 +110,61 @@ export class PgliteDriver implements SqlDriver {
       if (error instanceof PgliteAbortedError) throw new TransactionAbortedError();
       throw error;
     }
+  }
+
+  /** One statement in an open transaction: a fixed one as a named prepared statement. */
+  private async run(
+    tx: Transaction,
+    text: string,
+    params: readonly unknown[] | undefined,
+    fixed: boolean | undefined,
+  ): Promise<Row[]> {
+    return fixed
+      ? queryPrepared(this.db, text, params)
+      : ((await tx.query(text, params as unknown[] | undefined)).rows as Row[]);
+  }
+
+  /**
+   * One statement outside any transaction, committed as it completes. It waits for PGlite's
+   * transaction mutex, as PGlite's own `query` does, so it never runs inside another's open
+   * transaction.
+   */
+  private async alone(
+    text: string,
+    params: readonly unknown[] | undefined,
+    fixed: boolean | undefined,
+  ): Promise<Row[]> {
+    if (!fixed) return (await this.db.query(text, params as unknown[] | undefined)).rows as Row[];
+    return this.db._runExclusiveTransaction(async () => {
+      const rows = await queryPrepared(this.db, text, params);
+      await this.db.syncToFs();
+      return rows;
+    });
+  }
+
+  /**
+   * Sends BEGIN (PGlite's `transaction`, which holds its transaction mutex until the end) and
+   * resolves once it is open; `end` commits or rolls back and resolves when that is done.
+   */
+  private open(): Promise<OpenTransaction> {
+    return new Promise((opened, failed) => {
+      let finish!: (commit: boolean) => void;
+      const decided = new Promise<boolean>((resolve) => {
+        finish = resolve;
+      });
+      const done = this.db.transaction(async (tx) => {
+        opened({
+          tx,
+          end: async (commit) => {
+            finish(commit);
+            await done;
+          },
+        });
+        if (!(await decided)) await tx.rollback();
+      });
+      // BEGIN failed: nothing was opened. Later failures reach `end`'s caller.
+      done.catch(failed);
+    });
   }
 
   close(): Promise<void> {

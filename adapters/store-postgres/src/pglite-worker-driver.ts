@@ -3,11 +3,14 @@
  * statement in WebAssembly on the thread that also serves HTTP, verifies stamps and signs, so a
  * request's database work and every other request's CPU work take turns; here they run side by
  * side, on two cores. Transactions still run one at a time (PGlite has one connection), and
- * each statement is one message each way between the threads.
+ * each statement is one message each way between the threads. BEGIN waits for the first write,
+ * as on the other drivers (deferred-begin.ts), so a signature's one write is one message each
+ * way and holds PGlite's transaction for no longer than the statement.
  * @module
  */
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { needsBegin } from './deferred-begin.js';
 import type { WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-messages.js';
 import { type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
 
@@ -96,22 +99,30 @@ export class PgliteWorkerDriver implements SqlDriver {
   }
 
   async transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
-    const tx = ++this.nextTx;
-    await this.call({ type: 'begin', tx });
+    // BEGIN waits for the first write (deferred-begin.ts): the worker's session keeps the
+    // schema's search_path, and a signature's one write is one message each way.
+    let tx: number | undefined;
+    const open = async () => {
+      tx = ++this.nextTx;
+      await this.call({ type: 'begin', tx });
+    };
     let result: T;
     try {
       result = await work({
-        query: async (text, params) =>
-          ((await this.call({ type: 'query', tx, text, params })) ?? []) as never,
+        query: async (text, params, fixed, last) => {
+          if (tx === undefined && needsBegin('not begun', text, fixed, last)) await open();
+          return ((await this.call({ type: 'query', tx, text, params, fixed })) ?? []) as never;
+        },
         exec: async (script) => {
-          await this.call({ type: 'exec', tx, script });
+          if (tx === undefined) await open();
+          await this.call({ type: 'exec', tx: tx!, script });
         },
       });
     } catch (error) {
-      await this.call({ type: 'end', tx, commit: false }).catch(() => {});
+      if (tx !== undefined) await this.call({ type: 'end', tx, commit: false }).catch(() => {});
       throw error;
     }
-    await this.call({ type: 'end', tx, commit: true });
+    if (tx !== undefined) await this.call({ type: 'end', tx, commit: true });
     return result;
   }
 

@@ -17,9 +17,12 @@ export type WorkerRequest =
   | {
       readonly type: 'query';
       readonly id: number;
-      readonly tx: number;
+      /** The open transaction it belongs to; none: it runs alone, committed as it completes. */
+      readonly tx: number | undefined;
       readonly text: string;
       readonly params: readonly unknown[] | undefined;
+      /** One of the store's fixed statements: run as a named prepared statement. */
+      readonly fixed: boolean | undefined;
     }
   | { readonly type: 'exec'; readonly id: number; readonly tx: number; readonly script: string }
   | { readonly type: 'end'; readonly id: number; readonly tx: number; readonly commit: boolean }
