@@ -16,11 +16,13 @@ export { createPgliteStore, PgliteDriver, type PgliteStoreOptions } from './pgli
 export { PgliteWorkerDriver } from './pglite-worker-driver.js';
 export { CONSTRAINT_NAMES, DEFAULT_SCHEMA, KEYHOLD_TABLES } from './schema.js';
 export {
+  type GroupedWrite,
   type Row,
   type SqlClient,
   type SqlDriver,
   TransactionAbortedError,
   translateDatabaseError,
+  type WriteGroup,
 } from './sql-client.js';
 export { SqlStore } from './sql-store.js';
 export { StoreOpenError, type StoreOpenFailure } from './store-open-error.js';

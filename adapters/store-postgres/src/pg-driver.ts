@@ -18,9 +18,12 @@ import { stalePreparedStatement, statementName } from './prepared-statements.js'
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
 import {
   asUnavailable,
+  type GroupedWrite,
+  type Row,
   type SqlClient,
   type SqlDriver,
   TransactionAbortedError,
+  type WriteGroup,
 } from './sql-client.js';
 import { SqlStore } from './sql-store.js';
 import { StoreOpenError } from './store-open-error.js';
@@ -37,8 +40,25 @@ function assertStatementTimeout(ms: number): void {
   }
 }
 
+/** The most writes of a group sent in one statement; more wait for the next. */
+const MOST_GROUPED = 64;
+
+/** A grouped write waiting for its key's statement in flight: it goes in the next one. */
+interface WaitingWrite extends GroupedWrite {
+  /** Its transaction's connection (a group's statement runs on its first write's). */
+  readonly connection: pg.PoolClient;
+  resolve(rows: Row[]): void;
+  reject(error: unknown): void;
+}
+
 export class PgDriver implements SqlDriver {
   readonly kind = 'pg';
+  /** The writes the store lets go together, if it said (`groupWrites`). */
+  private group: WriteGroup | undefined;
+  /** Per key with a statement in flight: the writes waiting for it to end. */
+  private readonly waiting = new Map<string, WaitingWrite[]>();
+  /** Statements that carried several writes of a group, and the writes they carried. */
+  readonly grouped = { statements: 0, writes: 0 };
   private readonly begin: string;
   /** Session settings of a connection of the driver's own pool (sent once per connection). */
   private readonly session: string;
@@ -107,6 +127,10 @@ export class PgDriver implements SqlDriver {
         // differently than when it was prepared (another schema's store on this connection).
         query: async (text, params, fixed, last) => {
           if (needsBegin(state, text, fixed, last)) await open();
+          // A last write alone, of the store's group: it may go with others of its key.
+          if (state === 'not begun' && last && this.group?.texts.has(text)) {
+            return this.sendGrouped(connection, { text, params: params ?? [] });
+          }
           return (
             fixed
               ? await connection.query({
@@ -154,9 +178,84 @@ export class PgDriver implements SqlDriver {
     }
   }
 
+  groupWrites(group: WriteGroup): void {
+    this.group = group;
+  }
+
+  /**
+   * A write of the group, run alone. With none of its key in flight it goes now, by itself (no
+   * wait when there is no contention); otherwise it waits, and the writes that waited go
+   * together once the one in flight ends: on one database row lock (the audit chain's head)
+   * writes would queue anyway, each with a commit of its own.
+   */
+  private sendGrouped(connection: pg.PoolClient, write: GroupedWrite): Promise<Row[]> {
+    const key = this.group!.key(write);
+    const waiting = this.waiting.get(key);
+    if (waiting) {
+      return new Promise((resolve, reject) =>
+        waiting.push({ ...write, connection, resolve, reject }),
+      );
+    }
+    this.waiting.set(key, []);
+    return runAlone(connection, write).finally(() => this.sendWaiting(key));
+  }
+
+  /** Sends the writes that waited for `key`'s statement, or ends the key's turn. */
+  private sendWaiting(key: string): void {
+    const waiting = this.waiting.get(key)!;
+    if (waiting.length === 0) {
+      this.waiting.delete(key);
+      return;
+    }
+    const writes = waiting.splice(0, MOST_GROUPED);
+    void this.sendTogether(writes).finally(() => this.sendWaiting(key));
+  }
+
+  /**
+   * Several writes in one statement, on the first one's connection. It is one statement: if it
+   * fails, none was written, and each runs alone on its own connection, as it would have.
+   */
+  private async sendTogether(writes: WaitingWrite[]): Promise<void> {
+    if (writes.length > 1) {
+      const combined = this.group!.combine(writes);
+      try {
+        const { rows } = await writes[0]!.connection.query({
+          name: statementName(combined.text),
+          text: combined.text,
+          values: combined.params,
+        });
+        const each = combined.rowsOf(rows);
+        this.grouped.statements++;
+        this.grouped.writes += writes.length;
+        for (const [i, write] of writes.entries()) write.resolve(each[i]!);
+        return;
+      } catch (error) {
+        // Written alone below; a failure that is theirs reaches each write's transaction. A
+        // statement a migration outdated fails its connection's transaction, which then
+        // discards the connection (see transaction()), as it would for any statement.
+        if (stalePreparedStatement(error)) {
+          writes.shift()!.reject(error);
+        }
+      }
+    }
+    await Promise.all(
+      writes.map((write) => runAlone(write.connection, write).then(write.resolve, write.reject)),
+    );
+  }
+
   async close(): Promise<void> {
     if (this.ownsPool) await this.pool.end();
   }
+}
+
+/** One write of a group by itself, as a named prepared statement. */
+async function runAlone(connection: pg.PoolClient, write: GroupedWrite): Promise<Row[]> {
+  const { rows } = await connection.query({
+    name: statementName(write.text),
+    text: write.text,
+    values: write.params as unknown[],
+  });
+  return rows;
 }
 
 export interface PostgresStoreOptions {

@@ -29,6 +29,31 @@ export interface SqlClient {
   exec(script: string): Promise<void>;
 }
 
+/** One write of a `WriteGroup`: its statement alone and that statement's parameters. */
+export interface GroupedWrite {
+  readonly text: string;
+  readonly params: readonly unknown[];
+}
+
+/**
+ * Writes a driver may send together. A write of the group that runs alone (the transaction's
+ * last, nothing written before it) may wait while another of its key is in flight, and then go
+ * with the others that waited, as one statement: one commit for all of them. Each write's rows
+ * are what its statement alone would have returned.
+ */
+export interface WriteGroup {
+  /** The statements (texts) of the group. */
+  readonly texts: ReadonlySet<string>;
+  /** Writes with the same key may go together (and wait for each other). */
+  key(write: GroupedWrite): string;
+  /** The one statement for several writes of one key, and each write's rows from its rows. */
+  combine(writes: readonly GroupedWrite[]): {
+    readonly text: string;
+    readonly params: unknown[];
+    rowsOf(rows: readonly Row[]): Row[][];
+  };
+}
+
 export interface SqlDriver {
   /** `pg` (a server, many connections) or `pglite` (embedded, one connection). */
   readonly kind: 'pg' | 'pglite';
@@ -37,6 +62,11 @@ export interface SqlDriver {
    * COMMIT when it resolves, ROLLBACK when it throws.
    */
   transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * Optional: the store's writes that may go together (see `WriteGroup`), given once by the
+   * store it serves. A driver without it sends every write on its own.
+   */
+  groupWrites?(group: WriteGroup): void;
   /** Releases what the driver owns (a pool it created, a PGlite it opened). */
   close(): Promise<void>;
 }

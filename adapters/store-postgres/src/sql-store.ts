@@ -59,7 +59,13 @@ import { AssumptionFailed, GenerationCache, type GenerationCacheSpec } from './g
 import { LazySavepoints } from './lazy-savepoints.js';
 import { type MigrationReport, type RunMigrationsOptions, runMigrations } from './migrations.js';
 import { cursorQuery, type PagedQuery, pagedSql, planPage } from './paging.js';
-import { type Row, type SqlClient, type SqlDriver, translateDatabaseError } from './sql-client.js';
+import {
+  type Row,
+  type SqlClient,
+  type SqlDriver,
+  translateDatabaseError,
+  type WriteGroup,
+} from './sql-client.js';
 import { type SqlLookup, SqlRepository, SqlTable } from './sql-table.js';
 
 const num = (value: unknown): number => Number(value);
@@ -204,6 +210,123 @@ const INSERT_DECIDED_GUARDED = (() => {
 `,
   );
 })();
+
+/**
+ * Several decided inserts of one organization in one statement (`DECIDED_INSERTS`, the pg
+ * driver's write group): each is written as INSERT_DECIDED (or INSERT_DECIDED_GUARDED) alone
+ * would write it, in the order given, and the audit chain moves once for all of them. Rows:
+ * `item` for each one written (1-based, in order). Parameters: one array per column of the
+ * activities, then of the evaluations; the audit bodies and times; the four guard columns
+ * (NULL for an unguarded write); then the organization and the genesis hash.
+ *
+ * The chain: the head is read locked (`FOR UPDATE`: under READ COMMITTED, its newest version
+ * once the lock is had), the new entries' hashes folded from it in order, and the head set to
+ * the last. With no head yet, two writers racing both start from the genesis hash; the second
+ * then collides on an entry's seq and its whole statement fails, writing nothing.
+ */
+const INSERT_DECIDED_MANY = (() => {
+  const a = activities.unnest(1, 'a_');
+  const e = policyEvaluations.unnest(1 + activities.columns.length, 'e_');
+  const rest = 1 + activities.columns.length + policyEvaluations.columns.length;
+  const [body, now, gOrg, gVersion, gParent, gParentVersion, organization, genesis] = [
+    rest,
+    rest + 1,
+    rest + 2,
+    rest + 3,
+    rest + 4,
+    rest + 5,
+    rest + 6,
+    rest + 7,
+  ].map((n) => `$${n}`);
+  const arrays = [
+    ...a.arrays,
+    ...e.arrays,
+    `${body}::text[]`,
+    `${now}::bigint[]`,
+    ...[gOrg, gVersion, gParent, gParentVersion].map((g) => `${g}::text[]`),
+  ];
+  const names = [...a.names, ...e.names, 'audit_body', 'audit_now'];
+  const items = `SELECT * FROM unnest(${arrays.join(', ')}) WITH ORDINALITY
+    AS i (${names.join(', ')}, g_org, g_version, g_parent, g_parent_version, item)`;
+  return `
+WITH RECURSIVE items AS (${items}),
+guarded AS (
+  SELECT * FROM items i
+   WHERE i.g_org IS NULL OR EXISTS (
+     SELECT 1 FROM organizations o
+      WHERE o.organization_id = i.g_org AND o.xmin::text = i.g_version
+        AND (i.g_parent IS NULL OR EXISTS (
+          SELECT 1 FROM organizations p
+           WHERE p.organization_id = i.g_parent AND p.xmin::text = i.g_parent_version)))
+),
+activity AS (
+  ${activities.insertFromRows('guarded', 'a_')} ORDER BY item
+  ON CONFLICT DO NOTHING RETURNING id
+),
+written AS (
+  SELECT g.*, row_number() OVER (ORDER BY g.item) AS n
+    FROM guarded g JOIN activity ON activity.id = g.a_id
+),
+evaluation AS (${policyEvaluations.insertFromRows('written', 'e_')}),
+previous AS (SELECT seq, hash FROM audit_heads WHERE organization_id = ${organization}::text FOR UPDATE),
+chain (n, seq, hash, body, now) AS (
+  SELECT 0::bigint, COALESCE((SELECT seq FROM previous), 0),
+         COALESCE((SELECT hash FROM previous), ${genesis}::text), NULL::text, NULL::bigint
+  UNION ALL
+  SELECT w.n, c.seq + 1, encode(sha256(convert_to(c.hash || E'\n' || w.audit_body, 'UTF8')), 'hex'),
+         w.audit_body, w.audit_now
+    FROM chain c JOIN written w ON w.n = c.n + 1
+),
+head AS (
+  INSERT INTO audit_heads AS h (organization_id, seq, hash, created_at, updated_at)
+  SELECT ${organization}::text, seq, hash, now, now FROM chain
+   WHERE n > 0 ORDER BY n DESC LIMIT 1
+  ON CONFLICT (organization_id) DO UPDATE
+     SET seq = EXCLUDED.seq, hash = EXCLUDED.hash, updated_at = EXCLUDED.updated_at
+),
+entry AS (
+  INSERT INTO audit_entries (organization_id, seq, body, hash, created_at)
+  SELECT ${organization}::text, seq, body, hash, now FROM chain WHERE n > 0
+)
+SELECT item FROM written`;
+})();
+
+/**
+ * The decided inserts of one organization that the pg driver may send together (see
+ * `WriteGroup`): INSERT_DECIDED and INSERT_DECIDED_GUARDED, as INSERT_DECIDED_MANY.
+ */
+const DECIDED_INSERTS: WriteGroup = {
+  texts: new Set([INSERT_DECIDED, INSERT_DECIDED_GUARDED]),
+  // The audit chain's organization (its head is what concurrent writes would queue on).
+  key: (write) => String(write.params[DECIDED_PARAMETERS - 4]),
+  combine(writes) {
+    const params = writes.map((w) => w.params);
+    const guard = (k: number) =>
+      params.map((p) =>
+        p.length > DECIDED_PARAMETERS ? (p[DECIDED_PARAMETERS + k] ?? null) : null,
+      );
+    const first = params[0]!;
+    return {
+      text: INSERT_DECIDED_MANY,
+      params: [
+        ...activities.arraysOf(params),
+        ...policyEvaluations.arraysOf(params, activities.columns.length),
+        params.map((p) => p[DECIDED_PARAMETERS - 3]),
+        params.map((p) => p[DECIDED_PARAMETERS - 2]),
+        guard(0),
+        guard(1),
+        guard(2),
+        guard(3),
+        first[DECIDED_PARAMETERS - 4],
+        first[DECIDED_PARAMETERS - 1],
+      ],
+      rowsOf(rows) {
+        const written = new Set(rows.map((row) => Number(row.item)));
+        return writes.map((_, i) => (written.has(i + 1) ? [{ written: 1 }] : []));
+      },
+    };
+  },
+};
 
 /** The audit chains: appends computed in the database, listings by seq. */
 class AuditLogRepositoryOver implements AuditLogRepository {
@@ -984,6 +1107,7 @@ export class SqlStore implements Store, Outbox {
     options: { cache?: boolean } = {},
   ) {
     this.cache = options.cache === false ? undefined : new GenerationCache(GENERATION_CACHE);
+    driver.groupWrites?.(DECIDED_INSERTS);
   }
 
   /** Applies pending migrations (refusing a database it cannot use), then wraps the driver. */

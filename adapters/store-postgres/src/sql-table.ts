@@ -145,6 +145,41 @@ export class SqlTable<R> {
     return `INSERT INTO ${this.spec.table} (${this.columns.join(', ')}) SELECT ${values} FROM ${source}`;
   }
 
+  /**
+   * Several records as rows, for `unnest(…)`: one array parameter per column from `$first`
+   * (see `arraysOf`), and the name of each column there, `prefix` + its name; json columns come
+   * as text (`insertFromRows` casts them back).
+   * @example
+   * activities.unnest(1, 'a_'); // { arrays: ['$1::text[]', …], names: ['a_id', …] }
+   */
+  unnest(first: number, prefix: string): { arrays: string[]; names: string[] } {
+    const arrays = this.writtenTypes.map((t, i) => {
+      if (t === 'text[]')
+        throw new TypeError(`${this.spec.table}: a text[] column cannot be unnested`);
+      return `$${first + i}::${{ text: 'text', integer: 'bigint', boolean: 'boolean', json: 'text' }[t]}[]`;
+    });
+    return { arrays, names: this.columns.map((c) => `${prefix}${c}`) };
+  }
+
+  /**
+   * `INSERT INTO t (…) SELECT prefix_column, … FROM source`: one record per row of `source`,
+   * whose columns `unnest` named.
+   */
+  insertFromRows(source: string, prefix: string): string {
+    const values = this.columns.map((c, i) =>
+      this.writtenTypes[i] === 'json' ? `${prefix}${c}::jsonb` : `${prefix}${c}`,
+    );
+    return `INSERT INTO ${this.spec.table} (${this.columns.join(', ')}) SELECT ${values.join(', ')} FROM ${source}`;
+  }
+
+  /**
+   * The parameters of several records, one array per column (`params`, transposed): the
+   * columns of this table start at `from` in each record's parameter list.
+   */
+  arraysOf(paramsOfEach: readonly (readonly unknown[])[], from = 0): unknown[][] {
+    return this.columns.map((_, i) => paramsOfEach.map((params) => params[from + i] ?? null));
+  }
+
   /** The listing order: createdAt, ties in insertion order. */
   private order(): string {
     const createdAt = this.spec.fields.find((f) => f.field === this.spec.createdAt);
