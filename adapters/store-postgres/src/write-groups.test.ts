@@ -155,11 +155,13 @@ describe.skipIf(!withPostgres)('Postgres: decided inserts of one organization go
     expect(entries).toHaveLength(31);
   });
 
-  it('a write that fails goes alone after its group failed: it fails, the others are stored', async () => {
-    const org = await newOrganization();
-    const first = activity(org, { id: fresh('act') });
-    await sign(a.store, first); // the chain's head exists
-    // Another session holds the head: the next write waits in the database, the rest behind it.
+  /**
+   * Signs `records` while one more signature waits in the database on the organization's chain
+   * head, held by another session, so all of `records` wait behind it in the driver; then lets
+   * it go. Resolves with the one's outcome and each of theirs, and what the driver counted.
+   */
+  async function behindOneInFlight(org: string, records: readonly ActivityRecord[]) {
+    await sign(a.store, activity(org, { id: fresh('act') })); // the chain's head exists
     const holder = new pg.Client({ connectionString: POSTGRES_URL });
     await holder.connect();
     try {
@@ -168,75 +170,65 @@ describe.skipIf(!withPostgres)('Postgres: decided inserts of one organization go
         `SELECT 1 FROM "${schema}".audit_heads WHERE organization_id = $1 FOR UPDATE`,
         [org],
       );
-      const inFlight = activity(org, { id: fresh('act') });
-      const inFlightOutcome = sign(a.store, inFlight);
+      const inFlight = sign(a.store, activity(org, { id: fresh('act') }));
       await until(async () => {
         const { rows } = await holder.query(
           `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
         );
         return rows.length > 0;
       });
-      const records = Array.from({ length: 8 }, () => activity(org, { id: fresh('act') }));
-      // NOT NULL: the database refuses it, alone or with others.
-      const broken = { ...records[3]!, status: null } as unknown as ActivityRecord;
-      records[3] = broken;
       const before = { ...a.driver.grouped };
       const outcomes = Promise.all(records.map((r) => sign(a.store, r)));
-      await new Promise((resolve) => setTimeout(resolve, 300)); // all 8 wait behind the one
+      await new Promise((resolve) => setTimeout(resolve, 300)); // all of them wait behind it
       await holder.query('COMMIT');
-      expect(await inFlightOutcome).toBe('stored');
-      const settled = await outcomes;
-      expect(settled[3]).toMatch(/^failed: /);
-      expect(settled.filter((o) => o === 'stored')).toHaveLength(7);
-      // The group's statement failed, so it is not counted; each then ran alone.
-      expect(a.driver.grouped).toEqual(before);
-      expect(await b.store.transaction((tx) => tx.activities.get(org, broken.id))).toBeUndefined();
-      await expectChain(
-        org,
-        [first, inFlight, ...records.filter((r) => r !== broken)].map((r) => r.id),
-      );
+      return {
+        inFlight: await inFlight,
+        outcomes: await outcomes,
+        grouped: {
+          statements: a.driver.grouped.statements - before.statements,
+          writes: a.driver.grouped.writes - before.writes,
+        },
+      };
     } finally {
       await holder.end();
     }
-  });
+  }
 
   it('writes that waited go in one statement once the one in flight ends', async () => {
     const org = await newOrganization();
-    const first = activity(org, { id: fresh('act') });
-    await sign(a.store, first);
-    const holder = new pg.Client({ connectionString: POSTGRES_URL });
-    await holder.connect();
-    try {
-      await holder.query('BEGIN');
-      await holder.query(
-        `SELECT 1 FROM "${schema}".audit_heads WHERE organization_id = $1 FOR UPDATE`,
-        [org],
-      );
-      const inFlight = activity(org, { id: fresh('act') });
-      const inFlightOutcome = sign(a.store, inFlight);
-      await until(async () => {
-        const { rows } = await holder.query(
-          `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND pid <> pg_backend_pid()`,
-        );
-        return rows.length > 0;
-      });
-      const records = Array.from({ length: 8 }, () => activity(org, { id: fresh('act') }));
-      const before = { ...a.driver.grouped };
-      const outcomes = Promise.all(records.map((r) => sign(a.store, r)));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await holder.query('COMMIT');
-      expect(await inFlightOutcome).toBe('stored');
-      expect(await outcomes).toEqual(records.map(() => 'stored'));
-      expect(a.driver.grouped).toEqual({
-        statements: before.statements + 1,
-        writes: before.writes + 8,
-      });
-      await expectChain(
-        org,
-        [first, inFlight, ...records].map((r) => r.id),
-      );
-    } finally {
-      await holder.end();
-    }
+    const records = Array.from({ length: 8 }, () => activity(org, { id: fresh('act') }));
+    const { inFlight, outcomes, grouped } = await behindOneInFlight(org, records);
+    expect(inFlight).toBe('stored');
+    expect(outcomes).toEqual(records.map(() => 'stored'));
+    expect(grouped).toEqual({ statements: 1, writes: 8 });
+    const entries = await a.store.transaction((tx) => tx.auditLog.list(org, 1, 10_000));
+    expect(entries).toHaveLength(10);
+    expect(
+      entries
+        .slice(2)
+        .map((e) => (JSON.parse(e.body) as { id: string }).id)
+        .sort(),
+    ).toEqual(records.map((r) => r.id).sort());
+  });
+
+  it('a write that fails goes alone after its group failed: it fails, the others are stored', async () => {
+    const org = await newOrganization();
+    const records = Array.from({ length: 8 }, () => activity(org, { id: fresh('act') }));
+    // NOT NULL: the database refuses it, alone or with others.
+    const broken = { ...records[3]!, status: null } as unknown as ActivityRecord;
+    records[3] = broken;
+    const { inFlight, outcomes, grouped } = await behindOneInFlight(org, records);
+    expect(inFlight).toBe('stored');
+    expect(outcomes[3]).toMatch(/^failed: /);
+    expect(outcomes.filter((o) => o === 'stored')).toHaveLength(7);
+    // The group's statement failed, so it is not counted; each then ran alone.
+    expect(grouped).toEqual({ statements: 0, writes: 0 });
+    expect(await b.store.transaction((tx) => tx.activities.get(org, broken.id))).toBeUndefined();
+    const entries = await a.store.transaction((tx) => tx.auditLog.list(org, 1, 10_000));
+    const head = (await a.store.transaction((tx) => tx.auditLog.heads())).find(
+      (h) => h.organizationId === org,
+    );
+    expect(verifyAuditChain(entries, head)).toBeUndefined();
+    expect(entries).toHaveLength(9);
   });
 });
