@@ -217,8 +217,8 @@ export class PgDriver implements SqlDriver {
    */
   private async sendTogether(writes: WaitingWrite[]): Promise<void> {
     if (writes.length > 1) {
-      const combined = this.group!.combine(writes);
       try {
+        const combined = this.group!.combine(writes);
         const { rows } = await writes[0]!.connection.query({
           name: statementName(combined.text),
           text: combined.text,
