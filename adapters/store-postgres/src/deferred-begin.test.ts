@@ -80,78 +80,77 @@ interface DeferredTarget {
 
 /** What every driver that sends BEGIN at the first write does, on Postgres and on PGlite. */
 function deferredBeginCases(target: () => DeferredTarget): void {
-    it('reads, then the decided insert: no BEGIN or COMMIT, and all of it kept', async () => {
-      const { owned, check, org, sends, words: sent } = target();
-      const record = activity(org, { id: fresh('act') });
-      const evaluation = policyEvaluation(org, record.id);
-      const { words } = await sends(owned, async (tx) => {
-        await tx.organizations.getWithActivity(org, record.fingerprint);
-        await tx.activities.insertDecided(record, evaluation, { body: '{"n":1}', now: 1 });
+  it('reads, then the decided insert: no BEGIN or COMMIT, and all of it kept', async () => {
+    const { owned, check, org, sends, words: sent } = target();
+    const record = activity(org, { id: fresh('act') });
+    const evaluation = policyEvaluation(org, record.id);
+    const { words } = await sends(owned, async (tx) => {
+      await tx.organizations.getWithActivity(org, record.fingerprint);
+      await tx.activities.insertDecided(record, evaluation, { body: '{"n":1}', now: 1 });
+    });
+    expect(words).toEqual(sent(['SELECT', 'WITH']));
+    expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toEqual(record);
+    expect(
+      await check.transaction((tx) => tx.policyEvaluations.listByActivity(org, record.id)),
+    ).toEqual([evaluation]);
+    const entries = await check.transaction((tx) => tx.auditLog.list(org, 1, 1000));
+    expect(entries.at(-1)?.body).toBe('{"n":1}');
+  });
+
+  it('a conflicting decided insert writes nothing, and the work goes on in a transaction', async () => {
+    const { owned, check, org, sends, words: sent } = target();
+    const first = activity(org, { id: fresh('act') });
+    await owned.transaction((tx) =>
+      tx.activities.insertDecided(first, policyEvaluation(org, first.id), {
+        body: '{"n":2}',
+        now: 2,
+      }),
+    );
+    const again = activity(org, { id: fresh('act'), fingerprint: first.fingerprint });
+    const w = wallet(org);
+    const { words, value } = await sends<string>(owned, async (tx) => {
+      const refused = await tx.activities
+        .insertDecided(again, policyEvaluation(org, again.id), { body: '{"n":3}', now: 3 })
+        .catch((e: unknown) => (StoreConflictError.is(e) ? e.constraint : 'other'));
+      await tx.wallets.insert(w);
+      return refused;
+    });
+    expect(value).toBe('activity_fingerprint');
+    // The refused insert, the probe that names its constraint, then a transaction for the rest.
+    expect(words).toEqual(sent(['WITH', 'SELECT', 'BEGIN', 'INSERT', 'COMMIT']));
+    expect(await check.transaction((tx) => tx.activities.get(org, again.id))).toBeUndefined();
+    expect(await check.transaction((tx) => tx.wallets.get(org, w.walletId))).toEqual(w);
+  });
+
+  it('a write before the decided insert: one transaction, undone as a whole when the work fails', async () => {
+    const { owned, check, org, sends, words: sent } = target();
+    const record = activity(org, { id: fresh('act') });
+    const w = wallet(org);
+    const { words, error } = await sends(owned, async (tx) => {
+      await tx.wallets.insert(w);
+      await tx.activities.insertDecided(record, policyEvaluation(org, record.id), {
+        body: '{"n":4}',
+        now: 4,
       });
-      expect(words).toEqual(sent(['SELECT', 'WITH']));
-      expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toEqual(record);
-      expect(
-        await check.transaction((tx) => tx.policyEvaluations.listByActivity(org, record.id)),
-      ).toEqual([evaluation]);
-      const entries = await check.transaction((tx) => tx.auditLog.list(org, 1, 1000));
-      expect(entries.at(-1)?.body).toBe('{"n":1}');
+      throw new Error('the handler failed after its writes');
     });
+    expect((error as Error).message).toBe('the handler failed after its writes');
+    expect(words).toEqual(sent(['BEGIN', 'INSERT', 'WITH', 'ROLLBACK']));
+    expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toBeUndefined();
+    expect(await check.transaction((tx) => tx.wallets.get(org, w.walletId))).toBeUndefined();
+  });
 
-    it('a conflicting decided insert writes nothing, and the work goes on in a transaction', async () => {
-      const { owned, check, org, sends, words: sent } = target();
-      const first = activity(org, { id: fresh('act') });
-      await owned.transaction((tx) =>
-        tx.activities.insertDecided(first, policyEvaluation(org, first.id), {
-          body: '{"n":2}',
-          now: 2,
-        }),
-      );
-      const again = activity(org, { id: fresh('act'), fingerprint: first.fingerprint });
-      const w = wallet(org);
-      const { words, value } = await sends<string>(owned, async (tx) => {
-        const refused = await tx.activities
-          .insertDecided(again, policyEvaluation(org, again.id), { body: '{"n":3}', now: 3 })
-          .catch((e: unknown) => (StoreConflictError.is(e) ? e.constraint : 'other'));
-        await tx.wallets.insert(w);
-        return refused;
-      });
-      expect(value).toBe('activity_fingerprint');
-      // The refused insert, the probe that names its constraint, then a transaction for the rest.
-      expect(words).toEqual(sent(['WITH', 'SELECT', 'BEGIN', 'INSERT', 'COMMIT']));
-      expect(await check.transaction((tx) => tx.activities.get(org, again.id))).toBeUndefined();
-      expect(await check.transaction((tx) => tx.wallets.get(org, w.walletId))).toEqual(w);
-    });
-
-    it('a write before the decided insert: one transaction, undone as a whole when the work fails', async () => {
-      const { owned, check, org, sends, words: sent } = target();
-      const record = activity(org, { id: fresh('act') });
-      const w = wallet(org);
-      const { words, error } = await sends(owned, async (tx) => {
-        await tx.wallets.insert(w);
-        await tx.activities.insertDecided(record, policyEvaluation(org, record.id), {
-          body: '{"n":4}',
-          now: 4,
-        });
-        throw new Error('the handler failed after its writes');
-      });
-      expect((error as Error).message).toBe('the handler failed after its writes');
-      expect(words).toEqual(sent(['BEGIN', 'INSERT', 'WITH', 'ROLLBACK']));
-      expect(await check.transaction((tx) => tx.activities.get(org, record.id))).toBeUndefined();
-      expect(await check.transaction((tx) => tx.wallets.get(org, w.walletId))).toBeUndefined();
-    });
-
-    it('reads alone: no BEGIN, no COMMIT; a locking read opens the transaction', async () => {
-      const { owned, check, org, sends, words: sent } = target();
-      const record = activity(org, { id: fresh('act') });
-      await owned.transaction((tx) => tx.activities.insert(record));
-      expect((await sends(owned, (tx) => tx.activities.get(org, record.id))).words).toEqual(
-        sent(['SELECT']),
-      );
-      const locked = await sends(owned, (tx) => tx.activities.getForUpdate(org, record.id));
-      expect(locked.value).toEqual(record);
-      expect(locked.words).toEqual(sent(['BEGIN', 'SELECT', 'COMMIT']));
-    });
-
+  it('reads alone: no BEGIN, no COMMIT; a locking read opens the transaction', async () => {
+    const { owned, org, sends, words: sent } = target();
+    const record = activity(org, { id: fresh('act') });
+    await owned.transaction((tx) => tx.activities.insert(record));
+    expect((await sends(owned, (tx) => tx.activities.get(org, record.id))).words).toEqual(
+      sent(['SELECT']),
+    );
+    const locked = await sends(owned, (tx) => tx.activities.getForUpdate(org, record.id));
+    expect(locked.value).toEqual(record);
+    expect(locked.words).toEqual(sent(['BEGIN', 'SELECT', 'COMMIT']));
+  });
 }
 
 const withPostgres = await postgresReachable();

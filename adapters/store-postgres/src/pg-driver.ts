@@ -131,15 +131,9 @@ export class PgDriver implements SqlDriver {
           if (state === 'not begun' && last && this.group?.texts.has(text)) {
             return this.sendGrouped(connection, { text, params: params ?? [] });
           }
-          return (
-            fixed
-              ? await connection.query({
-                  name: statementName(text),
-                  text,
-                  values: params as unknown[] | undefined,
-                })
-              : await connection.query(text, params as unknown[] | undefined)
-          ).rows;
+          return fixed
+            ? queryPrepared(connection, text, params)
+            : (await connection.query(text, params as unknown[] | undefined)).rows;
         },
         exec: async (script) => {
           if (state === 'not begun') await open();
@@ -197,7 +191,7 @@ export class PgDriver implements SqlDriver {
       );
     }
     this.waiting.set(key, []);
-    return runAlone(connection, write).finally(() => this.sendWaiting(key));
+    return queryPrepared(connection, write.text, write.params).finally(() => this.sendWaiting(key));
   }
 
   /** Sends the writes that waited for `key`'s statement, or ends the key's turn. */
@@ -219,11 +213,7 @@ export class PgDriver implements SqlDriver {
     if (writes.length > 1) {
       try {
         const combined = this.group!.combine(writes);
-        const { rows } = await writes[0]!.connection.query({
-          name: statementName(combined.text),
-          text: combined.text,
-          values: combined.params,
-        });
+        const rows = await queryPrepared(writes[0]!.connection, combined.text, combined.params);
         const each = combined.rowsOf(rows);
         this.grouped.statements++;
         this.grouped.writes += writes.length;
@@ -239,7 +229,9 @@ export class PgDriver implements SqlDriver {
       }
     }
     await Promise.all(
-      writes.map((write) => runAlone(write.connection, write).then(write.resolve, write.reject)),
+      writes.map((write) =>
+        queryPrepared(write.connection, write.text, write.params).then(write.resolve, write.reject),
+      ),
     );
   }
 
@@ -248,12 +240,19 @@ export class PgDriver implements SqlDriver {
   }
 }
 
-/** One write of a group by itself, as a named prepared statement. */
-async function runAlone(connection: pg.PoolClient, write: GroupedWrite): Promise<Row[]> {
+/**
+ * A fixed statement as a named prepared statement: parsed and planned once per connection (pg
+ * remembers which names it prepared there).
+ */
+async function queryPrepared(
+  connection: pg.PoolClient,
+  text: string,
+  params: readonly unknown[] | undefined,
+): Promise<Row[]> {
   const { rows } = await connection.query({
-    name: statementName(write.text),
-    text: write.text,
-    values: write.params as unknown[],
+    name: statementName(text),
+    text,
+    values: params as unknown[] | undefined,
   });
   return rows;
 }

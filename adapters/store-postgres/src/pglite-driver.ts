@@ -32,10 +32,10 @@ import {
 } from '@electric-sql/pglite';
 import { needsBegin } from './deferred-begin.js';
 import { runMigrations } from './migrations.js';
-import { queryPrepared } from './pglite-prepared.js';
+import { queryAlone, queryIn } from './pglite-prepared.js';
 import { PgliteWorkerDriver } from './pglite-worker-driver.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './schema.js';
-import { type Row, type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
+import { type SqlClient, type SqlDriver, TransactionAbortedError } from './sql-client.js';
 import { SqlStore } from './sql-store.js';
 import { StoreOpenError } from './store-open-error.js';
 
@@ -74,8 +74,8 @@ export class PgliteDriver implements SqlDriver {
       const result = await work({
         query: async (text, params, fixed, last) => {
           if (!open && needsBegin('not begun', text, fixed, last)) open = await this.open();
-          if (open) return this.run(open.tx, text, params, fixed) as never;
-          return this.alone(text, params, fixed) as never;
+          if (open) return queryIn(this.db, open.tx, text, params, fixed) as never;
+          return queryAlone(this.db, text, params, fixed) as never;
         },
         exec: async (script) => {
           open ??= await this.open();
@@ -99,7 +99,7 @@ export class PgliteDriver implements SqlDriver {
       return await this.db.transaction(async (tx) => {
         await tx.exec(searchPath);
         return work({
-          query: async (text, params, fixed) => this.run(tx, text, params, fixed) as never,
+          query: async (text, params, fixed) => queryIn(this.db, tx, text, params, fixed) as never,
           exec: async (script) => {
             await tx.exec(script);
           },
@@ -110,36 +110,6 @@ export class PgliteDriver implements SqlDriver {
       if (error instanceof PgliteAbortedError) throw new TransactionAbortedError();
       throw error;
     }
-  }
-
-  /** One statement in an open transaction: a fixed one as a named prepared statement. */
-  private async run(
-    tx: Transaction,
-    text: string,
-    params: readonly unknown[] | undefined,
-    fixed: boolean | undefined,
-  ): Promise<Row[]> {
-    return fixed
-      ? queryPrepared(this.db, text, params)
-      : ((await tx.query(text, params as unknown[] | undefined)).rows as Row[]);
-  }
-
-  /**
-   * One statement outside any transaction, committed as it completes. It waits for PGlite's
-   * transaction mutex, as PGlite's own `query` does, so it never runs inside another's open
-   * transaction.
-   */
-  private async alone(
-    text: string,
-    params: readonly unknown[] | undefined,
-    fixed: boolean | undefined,
-  ): Promise<Row[]> {
-    if (!fixed) return (await this.db.query(text, params as unknown[] | undefined)).rows as Row[];
-    return this.db._runExclusiveTransaction(async () => {
-      const rows = await queryPrepared(this.db, text, params);
-      await this.db.syncToFs();
-      return rows;
-    });
   }
 
   /**

@@ -8,7 +8,7 @@
  * instance's parsers).
  * @module
  */
-import { type PGlite, parse, protocol } from '@electric-sql/pglite';
+import { type PGlite, parse, protocol, type Transaction } from '@electric-sql/pglite';
 import { StoreUnavailableError } from '@keyhold/activities';
 import { stalePreparedStatement, statementName } from './prepared-statements.js';
 import type { Row } from './sql-client.js';
@@ -100,5 +100,44 @@ export function queryPrepared(
       }
       throw error;
     }
+  });
+}
+
+/**
+ * One statement in an open transaction `tx` of `db`: a fixed one as a named prepared statement,
+ * any other through PGlite's `query`. Both PGlite drivers run their statements with it.
+ * @example
+ * const rows = await queryIn(db, tx, 'SELECT * FROM wallets WHERE organization_id = $1', [id], true);
+ */
+export async function queryIn(
+  db: PGlite,
+  tx: Transaction,
+  text: string,
+  params: readonly unknown[] | undefined,
+  fixed: boolean | undefined,
+): Promise<Row[]> {
+  return fixed
+    ? queryPrepared(db, text, params)
+    : ((await tx.query(text, params as unknown[] | undefined)).rows as Row[]);
+}
+
+/**
+ * One statement outside any transaction, committed as it completes. It takes PGlite's
+ * transaction mutex, as PGlite's own `query` does, so it never runs inside another's open
+ * transaction (see deferred-begin.ts).
+ * @example
+ * const rows = await queryAlone(db, 'SELECT * FROM organizations WHERE organization_id = $1', [id], true);
+ */
+export async function queryAlone(
+  db: PGlite,
+  text: string,
+  params: readonly unknown[] | undefined,
+  fixed: boolean | undefined,
+): Promise<Row[]> {
+  if (!fixed) return (await db.query(text, params as unknown[] | undefined)).rows as Row[];
+  return db._runExclusiveTransaction(async () => {
+    const rows = await queryPrepared(db, text, params);
+    await db.syncToFs();
+    return rows;
   });
 }

@@ -8,7 +8,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { PGlite, type Transaction, TransactionAbortedError } from '@electric-sql/pglite';
-import { queryPrepared } from './pglite-prepared.js';
+import { queryAlone, queryIn } from './pglite-prepared.js';
 import type { WorkerError, WorkerReply, WorkerRequest } from './pglite-worker-messages.js';
 import { quoteSchema } from './schema.js';
 
@@ -44,21 +44,6 @@ async function nextStatement(tx: number): Promise<StatementRequest> {
   return inbox.queue.shift()!;
 }
 
-/**
- * A statement outside any transaction, committed as it completes. It takes PGlite's transaction
- * mutex, as PGlite's own `query` does, so it never runs inside another's open transaction.
- */
-async function alone(database: PGlite, request: Extract<WorkerRequest, { type: 'query' }>) {
-  if (!request.fixed) {
-    return (await database.query(request.text, request.params as unknown[] | undefined)).rows;
-  }
-  return database._runExclusiveTransaction(async () => {
-    const rows = await queryPrepared(database, request.text, request.params);
-    await database.syncToFs();
-    return rows;
-  });
-}
-
 /** Marks a rollback the request thread asked for, so it is not reported as an error. */
 class RollbackRequested extends Error {}
 
@@ -78,9 +63,13 @@ async function transaction(database: PGlite, begin: { id: number; tx: number }):
         }
         try {
           if (statement.type === 'query') {
-            const rows = statement.fixed
-              ? await queryPrepared(database, statement.text, statement.params)
-              : (await t.query(statement.text, statement.params as unknown[] | undefined)).rows;
+            const rows = await queryIn(
+              database,
+              t,
+              statement.text,
+              statement.params,
+              statement.fixed,
+            );
             reply({ id: statement.id, ok: true, rows });
           } else {
             await t.exec(statement.script);
@@ -122,7 +111,11 @@ port.on('message', async (request: WorkerRequest) => {
       case 'end': {
         if (request.type === 'query' && request.tx === undefined) {
           if (!db) throw new Error('the database is not open');
-          reply({ id: request.id, ok: true, rows: await alone(db, request) });
+          reply({
+            id: request.id,
+            ok: true,
+            rows: await queryAlone(db, request.text, request.params, request.fixed),
+          });
           return;
         }
         const inbox = inboxes.get(request.tx!);

@@ -228,16 +228,10 @@ const INSERT_DECIDED_MANY = (() => {
   const a = activities.unnest(1, 'a_');
   const e = policyEvaluations.unnest(1 + activities.columns.length, 'e_');
   const rest = 1 + activities.columns.length + policyEvaluations.columns.length;
-  const [body, now, gOrg, gVersion, gParent, gParentVersion, organization, genesis] = [
-    rest,
-    rest + 1,
-    rest + 2,
-    rest + 3,
-    rest + 4,
-    rest + 5,
-    rest + 6,
-    rest + 7,
-  ].map((n) => `$${n}`);
+  const [body, now, gOrg, gVersion, gParent, gParentVersion, organization, genesis] = Array.from(
+    { length: 8 },
+    (_, i) => `$${rest + i}`,
+  );
   const arrays = [
     ...a.arrays,
     ...e.arrays,

@@ -28,12 +28,18 @@ function encode(type: ColumnType, value: unknown): unknown {
   return type === 'json' ? JSON.stringify(value) : value;
 }
 
+/** The SQL type a parameter of each scalar column type is sent as (JSON as its text). */
+const SENT_AS: Record<Exclude<ColumnType, 'text[]'>, string> = {
+  text: 'text',
+  integer: 'bigint',
+  boolean: 'boolean',
+  json: 'text',
+};
+
 /** A placeholder with its column's type, for a SELECT list (where Postgres cannot infer it). */
 function typedPlaceholder(type: ColumnType, n: number): string {
-  const cast = { text: 'text', integer: 'bigint', boolean: 'boolean', json: 'text::jsonb' }[
-    type as Exclude<ColumnType, 'text[]'>
-  ];
-  return `$${n}::${cast ?? 'text[]'}`;
+  if (type === 'text[]') return `$${n}::text[]`;
+  return `$${n}::${SENT_AS[type]}${type === 'json' ? '::jsonb' : ''}`;
 }
 
 /** A placeholder, cast where the driver sends text (JSON) or arrays. */
@@ -156,7 +162,7 @@ export class SqlTable<R> {
     const arrays = this.writtenTypes.map((t, i) => {
       if (t === 'text[]')
         throw new TypeError(`${this.spec.table}: a text[] column cannot be unnested`);
-      return `$${first + i}::${{ text: 'text', integer: 'bigint', boolean: 'boolean', json: 'text' }[t]}[]`;
+      return `$${first + i}::${SENT_AS[t]}[]`;
     });
     return { arrays, names: this.columns.map((c) => `${prefix}${c}`) };
   }
