@@ -43,7 +43,10 @@ class State {
   seq = 0;
   private readonly next = () => ++this.seq;
   organizations = new MemoryTable(STORE_TABLES.organizations, this.next);
+  /** Sub-organizations by parent, oldest first (an index: a tree's walk is its own size). */
+  childrenOf = this.organizations.grouped(['parentOrganizationId']);
   users = new MemoryTable(STORE_TABLES.users, this.next);
+  usersIn = this.users.counter(['organizationId']);
   apiKeys = new MemoryTable(STORE_TABLES.apiKeys, this.next);
   apiKeyByPublicKey = this.apiKeys.finder(['organizationId', 'publicKey']);
   apiKeysByUser = this.apiKeys.lister(['organizationId', 'userId']);
@@ -59,7 +62,10 @@ class State {
   /** Credential index of passkeys: credential id → the organizations holding it (as above). */
   authenticatorOrganizationsByCredentialId = new Map<string, readonly string[]>();
   wallets = new MemoryTable(STORE_TABLES.wallets, this.next);
+  walletsIn = this.wallets.counter(['organizationId']);
   accounts = new MemoryTable(STORE_TABLES.walletAccounts, this.next);
+  accountsOf = this.accounts.grouped(['organizationId']);
+  accountsIn = this.accounts.counter(['organizationId']);
   accountByPath = this.accounts.finder(['organizationId', 'walletId', 'path']);
   /** Address (addressKey) and public key → the first account inserted with it. */
   accountByAddress = new FirstHolderIndex<WalletAccountRecord>(
@@ -71,6 +77,8 @@ class State {
     (a) => a.walletAccountId,
   );
   privateKeys = new MemoryTable(STORE_TABLES.privateKeys, this.next);
+  privateKeysOf = this.privateKeys.grouped(['organizationId']);
+  privateKeysIn = this.privateKeys.counter(['organizationId']);
   /** Address (addressKey) and public key → the first private key inserted with it. */
   privateKeyByAddress = new FirstHolderIndex<PrivateKeyRecord>(
     (p) => p.addresses.map((a) => addressKey(a.address)),
@@ -85,6 +93,7 @@ class State {
   /** Activity ids per organization, ascending. */
   activityIdsByOrganization = new Map<string, string[]>();
   policies = new MemoryTable(STORE_TABLES.policies, this.next);
+  policiesIn = this.policies.counter(['organizationId']);
   userTags = new MemoryTable(STORE_TABLES.userTags, this.next);
   privateKeyTags = new MemoryTable(STORE_TABLES.privateKeyTags, this.next);
   policyEvaluations = new MemoryTable(STORE_TABLES.policyEvaluations, this.next);
@@ -241,6 +250,7 @@ function indexHolder(
 function transactionOver(s: State, j: Journal): StoreTransaction {
   const apiKeys = s.apiKeys.over(j);
   const authenticators = s.authenticators.over(j);
+  const organizations = s.organizations.over(j);
   const accounts = s.accounts.over(j);
   const privateKeys = s.privateKeys.over(j);
   const activities = s.activities.over(j);
@@ -249,13 +259,13 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     const r = s.accounts.rows.get(k(org, id));
     if (!r) return;
     await accounts.delete(org, id);
-    const rest = s.accounts.inInsertionOrder((a) => a.organizationId === org);
+    const rest = s.accountsOf(org);
     s.accountByAddress.remove(j, r, rest);
     s.accountByPublicKey.remove(j, r, rest);
   };
   const tx: StoreTransaction = {
     organizations: {
-      ...s.organizations.over(j),
+      ...organizations,
       async getWithActivity(org, fingerprint) {
         const organization = await tx.organizations.get(org);
         const activity = await tx.activities.findByFingerprint(fingerprint);
@@ -277,27 +287,18 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           .map(clone);
       },
       async countResources(org) {
-        const count = (rows: Iterable<{ organizationId: string }>) => {
-          let n = 0;
-          for (const r of rows) if (r.organizationId === org) n++;
-          return n;
-        };
-        let subOrganizations = 0;
-        for (const o of s.organizations.rows.values()) {
-          if (o.parentOrganizationId === org) subOrganizations++;
-        }
         return {
-          users: count(s.users.rows.values()),
-          wallets: count(s.wallets.rows.values()),
-          walletAccounts: count(s.accounts.rows.values()),
-          privateKeys: count(s.privateKeys.rows.values()),
-          policies: count(s.policies.rows.values()),
-          subOrganizations,
+          users: s.usersIn(org),
+          wallets: s.walletsIn(org),
+          walletAccounts: s.accountsIn(org),
+          privateKeys: s.privateKeysIn(org),
+          policies: s.policiesIn(org),
+          subOrganizations: s.childrenOf(org).length,
         };
       },
       async listChildren(parent) {
-        return [...s.organizations.rows.values()]
-          .filter((o) => o.parentOrganizationId === parent)
+        return s
+          .childrenOf(parent)
           .sort(
             (a, b) => a.createdAt - b.createdAt || compareIds(a.organizationId, b.organizationId),
           )
@@ -359,8 +360,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
             j.delete(s.deliveries, id);
           }
         }
-        j.delete(s.organizations.rows, org);
-        j.delete(s.organizations.seq, org);
+        await organizations.delete(org);
       },
     },
     users: s.users.over(j),
@@ -459,10 +459,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     wallets: s.wallets.over(j),
     walletAccounts: {
       async list(org, walletId, page) {
-        const ids = s.accounts
-          .inInsertionOrder(
-            (a) => a.organizationId === org && (walletId === undefined || a.walletId === walletId),
-          )
+        const ids = s
+          .accountsOf(org)
+          .filter((a) => walletId === undefined || a.walletId === walletId)
           .map((a) => a.walletAccountId);
         return pageOf(ids, page, false).map((id) => clone(s.accounts.rows.get(k(org, id))!));
       },
@@ -513,7 +512,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         const r = s.privateKeys.rows.get(k(org, id));
         if (!r) return;
         await privateKeys.delete(org, id);
-        const rest = s.privateKeys.inInsertionOrder((p) => p.organizationId === org);
+        const rest = s.privateKeysOf(org);
         s.privateKeyByAddress.remove(j, r, rest);
         s.privateKeyByPublicKey.remove(j, r, rest);
       },
@@ -538,12 +537,14 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       async countInTree(root, filter: ActivityFilter, sinceMs) {
         const statuses = filter.statuses?.length ? new Set(filter.statuses) : undefined;
         const types = filter.types?.length ? new Set(filter.types) : undefined;
+        // The tree's own activities only: the root's and its children's.
         let count = 0;
-        for (const r of s.activities.rows.values()) {
-          const org = s.organizations.rows.get(r.organizationId);
-          if (r.organizationId !== root && org?.parentOrganizationId !== root) continue;
-          if (r.createdAt < sinceMs) continue;
-          if ((!statuses || statuses.has(r.status)) && (!types || types.has(r.type))) count++;
+        for (const org of [root, ...s.childrenOf(root).map((o) => o.organizationId)]) {
+          for (const id of s.activityIdsByOrganization.get(org) ?? []) {
+            const r = s.activities.rows.get(id)!;
+            if (r.createdAt < sinceMs) continue;
+            if ((!statuses || statuses.has(r.status)) && (!types || types.has(r.type))) count++;
+          }
         }
         return count;
       },

@@ -41,6 +41,15 @@ export class MemoryTable<R> {
   readonly seq = new Map<string, number>();
   /** The unique constraints other than the primary key, each with its index → row key. */
   private readonly indexes: { constraint: UniqueConstraint<R>; index: Map<string, string> }[];
+  /**
+   * The groups of `grouped`/`lister`: for each list of fields, their values (`k`) → the keys of
+   * the rows holding them. So a lookup by equal fields costs the rows it returns, not a walk of
+   * every tenant's rows.
+   */
+  private readonly groups = new Map<
+    string,
+    { fields: readonly (keyof R & string)[]; index: Map<string, Set<string>> }
+  >();
   /** For each primary-key field, its position among the arguments of `get`. */
   private readonly keyPositions: number[];
   /** Whether `get` must also check the scope (it is not part of the primary key). */
@@ -92,12 +101,53 @@ export class MemoryTable<R> {
     };
   }
 
-  /** The rows that `keep` keeps, in insertion order (not copied). */
+  /** The rows that `keep` keeps, in insertion order (not copied). Walks every row. */
   inInsertionOrder(keep: (r: R) => boolean): R[] {
-    return [...this.rows.entries()]
-      .filter(([, r]) => keep(r))
-      .sort(([a], [b]) => this.seq.get(a)! - this.seq.get(b)!)
-      .map(([, r]) => r);
+    return this.inOrder([...this.rows.keys()]).filter(keep);
+  }
+
+  /** The rows of these keys, in insertion order. */
+  private inOrder(keys: string[]): R[] {
+    return keys
+      .sort((a, b) => this.seq.get(a)! - this.seq.get(b)!)
+      .map((key) => this.rows.get(key)!);
+  }
+
+  /**
+   * The rows whose fields equal the values, in insertion order (not copied), from an index
+   * kept for these fields from the first call on.
+   * @example
+   * const byOrganization = accounts.grouped(['organizationId']);
+   * byOrganization(organizationId); // that organization's accounts, oldest first
+   */
+  grouped(fields: readonly (keyof R & string)[]): (...values: string[]) => R[] {
+    const index = this.groupIndex(fields);
+    return (...values) => {
+      const keys = index.get(k(...values));
+      return keys ? this.inOrder([...keys]) : [];
+    };
+  }
+
+  /**
+   * How many rows have fields equal to the values, from the same index as `grouped`.
+   * @example
+   * const walletsOf = wallets.counter(['organizationId']);
+   * walletsOf(organizationId); // 3
+   */
+  counter(fields: readonly (keyof R & string)[]): (...values: string[]) => number {
+    const index = this.groupIndex(fields);
+    return (...values) => index.get(k(...values))?.size ?? 0;
+  }
+
+  private groupIndex(fields: readonly (keyof R & string)[]): Map<string, Set<string>> {
+    const id = k(...fields);
+    let group = this.groups.get(id);
+    if (!group) {
+      group = { fields, index: new Map() };
+      for (const [key, r] of this.rows) add(group.index, this.groupKey(fields, r), key);
+      this.groups.set(id, group);
+    }
+    return group.index;
   }
 
   /**
@@ -108,14 +158,40 @@ export class MemoryTable<R> {
    */
   lister(fields: readonly (keyof R & string)[]): (...values: string[]) => R[] {
     const createdAt = this.spec.createdAt;
+    const grouped = this.grouped(fields);
     return (...values) => {
-      const rows = this.inInsertionOrder((r) => fields.every((f, i) => r[f] === values[i]));
+      const rows = grouped(...values);
       // A stable sort: ties in createdAt stay in insertion order.
       if (createdAt !== undefined) {
         rows.sort((a, b) => (a[createdAt] as number) - (b[createdAt] as number));
       }
       return rows;
     };
+  }
+
+  private groupKey(fields: readonly (keyof R & string)[], record: R): string {
+    return k(...fields.map((f) => String(record[f])));
+  }
+
+  /**
+   * Puts a written row in its groups and takes it out of those it left (`previous`: the row
+   * it replaces). Undone with the transaction: each undo looks its group up when it runs, as
+   * the writes after it were undone first.
+   */
+  private regroup(j: Journal, key: string, previous: R | undefined, next: R | undefined): void {
+    for (const { fields, index } of this.groups.values()) {
+      const before = previous === undefined ? undefined : this.groupKey(fields, previous);
+      const after = next === undefined ? undefined : this.groupKey(fields, next);
+      if (before === after) continue;
+      if (before !== undefined) {
+        remove(index, before, key);
+        j.onRollback(() => add(index, before, key));
+      }
+      if (after !== undefined) {
+        add(index, after, key);
+        j.onRollback(() => remove(index, after, key));
+      }
+    }
   }
 
   /** The repository of this table inside one transaction. */
@@ -142,6 +218,7 @@ export class MemoryTable<R> {
         for (const { constraint, index } of this.indexes) {
           j.set(index, this.valuesKey(constraint, record), key);
         }
+        this.regroup(j, key, undefined, record);
       },
       // An upsert, as the SQL store's.
       update: async (record) => {
@@ -164,6 +241,7 @@ export class MemoryTable<R> {
         }
         j.set(this.rows, key, clone(record));
         if (!this.seq.has(key)) j.set(this.seq, key, this.nextSeq());
+        this.regroup(j, key, previous, record);
       },
       delete: async (...keyValues) => {
         const r = this.row(keyValues);
@@ -175,7 +253,21 @@ export class MemoryTable<R> {
           const entry = this.valuesKey(constraint, r);
           if (index.get(entry) === key) j.delete(index, entry);
         }
+        this.regroup(j, key, r, undefined);
       },
     };
   }
+}
+
+function add(index: Map<string, Set<string>>, group: string, key: string): void {
+  const keys = index.get(group);
+  if (keys) keys.add(key);
+  else index.set(group, new Set([key]));
+}
+
+function remove(index: Map<string, Set<string>>, group: string, key: string): void {
+  const keys = index.get(group);
+  if (!keys) return;
+  keys.delete(key);
+  if (keys.size === 0) index.delete(group);
 }
