@@ -106,6 +106,27 @@ describe('OpenSSL SignatureVerifier', () => {
     );
   });
 
+  it('answers each of many verifications in flight at once with its own result', async () => {
+    // Verifications run on libuv's thread pool and finish in any order: each answer must
+    // reach its own caller.
+    const message = new Uint8Array(64).fill(7);
+    const cases = Array.from({ length: 96 }, (_, i) => {
+      const curve = (['p256', 'secp256k1', 'ed25519'] as const)[i % 3]!;
+      const { publicKey, signature } = signed(
+        curve,
+        message,
+        new Uint8Array(32).fill(i + 1),
+        i % 2 === 0,
+      );
+      if (i % 4 === 1) signature[signature.length - 1]! ^= 1;
+      return { curve, publicKey, signature, valid: i % 4 !== 1 };
+    });
+    const answers = await Promise.all(
+      cases.map((c) => openssl.verify(c.curve, c.publicKey, message, c.signature)),
+    );
+    expect(answers).toEqual(cases.map((c) => c.valid));
+  });
+
   it('answers false for keys of the wrong length instead of throwing', async () => {
     expect(
       await openssl.verify('p256', new Uint8Array(10), new Uint8Array(1), new Uint8Array(8)),
