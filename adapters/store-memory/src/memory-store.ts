@@ -45,6 +45,7 @@ class State {
   organizations = new MemoryTable(STORE_TABLES.organizations, this.next);
   /** Sub-organizations by parent, oldest first (an index: a tree's walk is its own size). */
   childrenOf = this.organizations.grouped(['parentOrganizationId']);
+  childrenIn = this.organizations.counter(['parentOrganizationId']);
   users = new MemoryTable(STORE_TABLES.users, this.next);
   usersIn = this.users.counter(['organizationId']);
   apiKeys = new MemoryTable(STORE_TABLES.apiKeys, this.next);
@@ -293,7 +294,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
           walletAccounts: s.accountsIn(org),
           privateKeys: s.privateKeysIn(org),
           policies: s.policiesIn(org),
-          subOrganizations: s.childrenOf(org).length,
+          subOrganizations: s.childrenIn(org),
         };
       },
       async listChildren(parent) {

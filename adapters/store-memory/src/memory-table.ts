@@ -69,11 +69,12 @@ export class MemoryTable<R> {
 
   /** The primary key of a record. */
   keyOf(record: R): string {
-    return this.valuesKey(this.spec.primaryKey, record);
+    return this.valuesKey(this.spec.primaryKey.fields, record);
   }
 
-  private valuesKey(constraint: UniqueConstraint<R>, record: R): string {
-    return k(...constraint.fields.map((f) => String(record[f])));
+  /** The key of `record`'s values of `fields`: of a unique constraint, or of a group. */
+  private valuesKey(fields: readonly (keyof R & string)[], record: R): string {
+    return k(...fields.map((f) => String(record[f])));
   }
 
   /** The row `get(...key)` names, not copied. */
@@ -144,7 +145,7 @@ export class MemoryTable<R> {
     let group = this.groups.get(id);
     if (!group) {
       group = { fields, index: new Map() };
-      for (const [key, r] of this.rows) add(group.index, this.groupKey(fields, r), key);
+      for (const [key, r] of this.rows) add(group.index, this.valuesKey(fields, r), key);
       this.groups.set(id, group);
     }
     return group.index;
@@ -169,10 +170,6 @@ export class MemoryTable<R> {
     };
   }
 
-  private groupKey(fields: readonly (keyof R & string)[], record: R): string {
-    return k(...fields.map((f) => String(record[f])));
-  }
-
   /**
    * Puts a written row in its groups and takes it out of those it left (`previous`: the row
    * it replaces). Undone with the transaction: each undo looks its group up when it runs, as
@@ -180,8 +177,8 @@ export class MemoryTable<R> {
    */
   private regroup(j: Journal, key: string, previous: R | undefined, next: R | undefined): void {
     for (const { fields, index } of this.groups.values()) {
-      const before = previous === undefined ? undefined : this.groupKey(fields, previous);
-      const after = next === undefined ? undefined : this.groupKey(fields, next);
+      const before = previous === undefined ? undefined : this.valuesKey(fields, previous);
+      const after = next === undefined ? undefined : this.valuesKey(fields, next);
       if (before === after) continue;
       if (before !== undefined) {
         remove(index, before, key);
@@ -209,14 +206,14 @@ export class MemoryTable<R> {
         const key = this.keyOf(record);
         if (this.rows.has(key)) throw new StoreConflictError(this.spec.primaryKey.name);
         for (const { constraint, index } of this.indexes) {
-          if (index.has(this.valuesKey(constraint, record))) {
+          if (index.has(this.valuesKey(constraint.fields, record))) {
             throw new StoreConflictError(constraint.name);
           }
         }
         j.set(this.rows, key, clone(record));
         j.set(this.seq, key, this.nextSeq());
         for (const { constraint, index } of this.indexes) {
-          j.set(index, this.valuesKey(constraint, record), key);
+          j.set(index, this.valuesKey(constraint.fields, record), key);
         }
         this.regroup(j, key, undefined, record);
       },
@@ -224,7 +221,7 @@ export class MemoryTable<R> {
       update: async (record) => {
         const key = this.keyOf(record);
         for (const { constraint, index } of this.indexes) {
-          const holder = index.get(this.valuesKey(constraint, record));
+          const holder = index.get(this.valuesKey(constraint.fields, record));
           if (constraint.checkedOnUpdate && holder !== undefined && holder !== key) {
             throw new StoreConflictError(constraint.name);
           }
@@ -232,11 +229,11 @@ export class MemoryTable<R> {
         const previous = this.rows.get(key);
         for (const { constraint, index } of this.indexes) {
           if (previous) {
-            const old = this.valuesKey(constraint, previous);
+            const old = this.valuesKey(constraint.fields, previous);
             if (index.get(old) === key) j.delete(index, old);
           }
           // A value another record holds (a constraint not checked on update) stays theirs.
-          const now = this.valuesKey(constraint, record);
+          const now = this.valuesKey(constraint.fields, record);
           if (!index.has(now)) j.set(index, now, key);
         }
         j.set(this.rows, key, clone(record));
@@ -250,7 +247,7 @@ export class MemoryTable<R> {
         j.delete(this.rows, key);
         j.delete(this.seq, key);
         for (const { constraint, index } of this.indexes) {
-          const entry = this.valuesKey(constraint, r);
+          const entry = this.valuesKey(constraint.fields, r);
           if (index.get(entry) === key) j.delete(index, entry);
         }
         this.regroup(j, key, r, undefined);
