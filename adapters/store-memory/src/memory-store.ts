@@ -129,6 +129,11 @@ class State {
   /** Consecutive FAILED deliveries per endpoint (absent: none); the dispatcher's bookkeeping. */
   webhookEndpointFailures = new Map<string, number>();
   deliveries = new Map<string, DeliveryRow>();
+  /**
+   * The PENDING rows of `deliveries` (the same objects), so a claim, a count or an endpoint's
+   * clean-up reads the outbox's backlog, not every delivery ever made.
+   */
+  pendingDeliveries = new Map<string, DeliveryRow>();
 }
 
 /** A delivery with its outbox state. */
@@ -356,9 +361,10 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         for (const r of await tx.onRampTransactions.list(org)) {
           await tx.onRampTransactions.delete(org, r.transactionId);
         }
-        for (const [id, row] of [...s.deliveries]) {
-          if (row.status === 'PENDING' && row.delivery.organizationId === org) {
+        for (const [id, row] of [...s.pendingDeliveries]) {
+          if (row.delivery.organizationId === org) {
             j.delete(s.deliveries, id);
+            j.delete(s.pendingDeliveries, id);
           }
         }
         await organizations.delete(org);
@@ -489,10 +495,9 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
       },
       delete: deleteAccount,
       async deleteByWallet(org, walletId) {
-        for (const a of [...s.accounts.rows.values()]) {
-          if (a.organizationId === org && a.walletId === walletId) {
-            await deleteAccount(org, a.walletAccountId);
-          }
+        // The organization's accounts only, not every organization's.
+        for (const a of s.accountsOf(org)) {
+          if (a.walletId === walletId) await deleteAccount(org, a.walletAccountId);
         }
       },
     },
@@ -587,17 +592,16 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         if (s.deliveries.has(delivery.deliveryId)) {
           throw new StoreConflictError('webhook_delivery_pkey');
         }
-        j.set(s.deliveries, delivery.deliveryId, {
-          delivery: clone(delivery),
-          status: 'PENDING',
-          seq: ++s.seq,
-        });
+        const row: DeliveryRow = { delivery: clone(delivery), status: 'PENDING', seq: ++s.seq };
+        j.set(s.deliveries, delivery.deliveryId, row);
+        j.set(s.pendingDeliveries, delivery.deliveryId, row);
       },
       async deletePending(org, endpointId) {
-        for (const [id, row] of [...s.deliveries]) {
+        for (const [id, row] of [...s.pendingDeliveries]) {
           const d = row.delivery;
-          if (row.status === 'PENDING' && d.organizationId === org && d.endpointId === endpointId) {
+          if (d.organizationId === org && d.endpointId === endpointId) {
             j.delete(s.deliveries, id);
+            j.delete(s.pendingDeliveries, id);
           }
         }
       },
@@ -710,12 +714,10 @@ export class MemoryStore implements Store, Outbox {
 
   claimDue(now: number, limit: number, leaseMs: number): Promise<WebhookDelivery[]> {
     return this.exclusive(() => {
-      const due = [...this.state.deliveries.values()]
+      const due = [...this.state.pendingDeliveries.values()]
         .filter(
           (r) =>
-            r.status === 'PENDING' &&
-            r.delivery.nextAttemptAt <= now &&
-            (r.leaseUntil === undefined || r.leaseUntil <= now),
+            r.delivery.nextAttemptAt <= now && (r.leaseUntil === undefined || r.leaseUntil <= now),
         )
         .sort((a, b) => a.delivery.createdAt - b.delivery.createdAt || a.seq - b.seq)
         .slice(0, Math.max(0, limit));
@@ -725,11 +727,7 @@ export class MemoryStore implements Store, Outbox {
   }
 
   countPending(): Promise<number> {
-    return this.exclusive(() => {
-      let pending = 0;
-      for (const row of this.state.deliveries.values()) if (row.status === 'PENDING') pending++;
-      return pending;
-    });
+    return this.exclusive(() => this.state.pendingDeliveries.size);
   }
 
   markDelivered(deliveryId: string, attempts: number, at: number): Promise<void> {
@@ -782,10 +780,10 @@ export class MemoryStore implements Store, Outbox {
         updatedAt: at,
       });
       this.state.webhookEndpointFailures.delete(key);
-      for (const row of this.state.deliveries.values()) {
+      for (const [id, row] of [...this.state.pendingDeliveries]) {
         const d = row.delivery;
-        if (row.status !== 'PENDING' || d.organizationId !== organizationId) continue;
-        if (d.endpointId !== endpointId) continue;
+        if (d.organizationId !== organizationId || d.endpointId !== endpointId) continue;
+        this.state.pendingDeliveries.delete(id);
         row.status = 'FAILED';
         row.finishedAt = at;
         row.lastError = `endpoint disabled: ${reason}`;
@@ -811,6 +809,7 @@ export class MemoryStore implements Store, Outbox {
       if (!row) return;
       // Failed meanwhile (its endpoint was disabled): a retry must not bring it back.
       if (change.status === 'PENDING' && row.status !== 'PENDING') return;
+      if (change.status !== 'PENDING') this.state.pendingDeliveries.delete(deliveryId);
       row.status = change.status;
       row.delivery = {
         ...row.delivery,
