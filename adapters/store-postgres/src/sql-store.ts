@@ -411,9 +411,13 @@ function credentialLookup(
 /**
  * The credential lookup without sub-organizations (every request but whoami): the rows of
  * `table` whose `keyColumn` is $1 in organization $2 or its parent $3 (NULL for a root), the
- * organization's first, in the shape `credentialLookup` answers. One index scan over the
- * (organization_id, key) constraint for both; no CTE, union or window to plan, which on PGlite
- * (planning every statement anew) is most of the full lookup's cost.
+ * organization's first, in the shape `credentialLookup` answers. Two equality branches, one
+ * per organization, so each is one index probe on both columns whatever plan is kept: with
+ * `organization_id IN ($2, $3)`, the generic plan of the prepared statement read every row
+ * holding the key and filtered by organization, so a tenant that copied another's public key
+ * into thousands of its own organizations slowed that tenant's lookups
+ * (`tenant-plans.test.ts`). No CTE or window to plan, which on PGlite is most of the full
+ * lookup's cost.
  */
 function scopeLookup(
   table: 'api_keys' | 'authenticators',
@@ -424,9 +428,11 @@ function scopeLookup(
   return `
   SELECT CASE WHEN f.organization_id = $2 THEN 'self' ELSE 'parent' END AS relation,
          to_jsonb(f) AS ${as}, to_jsonb(u) AS holder${holderColumns}
-    FROM ${table} f
+    FROM (SELECT * FROM ${table} WHERE ${keyColumn} = $1 AND organization_id = $2
+          UNION ALL
+          SELECT * FROM ${table}
+           WHERE ${keyColumn} = $1 AND organization_id = $3::text AND $3::text <> $2) f
     LEFT JOIN users u ON u.organization_id = f.organization_id AND u.user_id = f.user_id
-   WHERE f.${keyColumn} = $1 AND f.organization_id IN ($2, $3::text)
    ORDER BY f.organization_id <> $2`;
 }
 
@@ -944,8 +950,10 @@ class ActivityRepositoryOver extends SqlRepository<ActivityRecord> implements Ac
 
   async countInTree(root: string, filter: ActivityFilter, sinceMs: number): Promise<number> {
     const params: unknown[] = [root, sinceMs];
+    // One array of the tree's organizations, so each is an index range of its own: `= $1 OR
+    // IN (SELECT …)` planned as a scan of every organization's activities.
     const scope = [
-      '(organization_id = $1 OR organization_id IN (SELECT organization_id FROM organizations WHERE parent_organization_id = $1))',
+      'organization_id = ANY (ARRAY(SELECT organization_id FROM organizations WHERE parent_organization_id = $1) || $1::text)',
       'created_at >= $2',
     ];
     if (filter.statuses?.length) {
