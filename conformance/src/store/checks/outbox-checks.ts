@@ -43,7 +43,7 @@ export function outboxChecks(options: StoreContractOptions): StoreCheck[] {
   const ids = (list: readonly { deliveryId: string }[]) => list.map((d) => d.deliveryId);
 
   check(
-    'webhook endpoints: get, list by createdAt then insertion, update, delete, conflict',
+    'webhook endpoints: get, getForUpdate, list by createdAt then insertion, update, delete, conflict',
     async () => {
       const org = fresh('org');
       const other = fresh('org');
@@ -66,6 +66,12 @@ export function outboxChecks(options: StoreContractOptions): StoreCheck[] {
       expect(got).toEqual(earlyA);
       expect(got?.subscriptions[1]).not.toHaveProperty('filtersJson');
       expect(await tx((t) => t.webhookEndpoints.get(other, earlyA.endpointId))).toBeUndefined();
+      expect(await tx((t) => t.webhookEndpoints.getForUpdate(org, earlyA.endpointId))).toEqual(
+        earlyA,
+      );
+      expect(
+        await tx((t) => t.webhookEndpoints.getForUpdate(other, earlyA.endpointId)),
+      ).toBeUndefined();
       expect(
         await conflict(tx((t) => t.webhookEndpoints.insert({ ...earlyA, name: 'again' }))),
       ).toBe('webhook_endpoint_pkey');

@@ -46,11 +46,15 @@ function checkFilters(subscriptions: readonly SubscriptionParams[] = []): void {
   });
 }
 
+/**
+ * The endpoint, locked for the rest of the transaction: the dispatcher may disable it at any
+ * time, and an update must not write back the state it read before that.
+ */
 async function requireEndpoint(
   ctx: ActivityContext,
   endpointId: string,
 ): Promise<WebhookEndpointRecord> {
-  const endpoint = await ctx.tx.webhookEndpoints.get(
+  const endpoint = await ctx.tx.webhookEndpoints.getForUpdate(
     ctx.organization.organizationId,
     endpointId.toLowerCase(),
   );

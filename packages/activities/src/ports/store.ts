@@ -354,6 +354,15 @@ export interface PolicyEvaluationRepository {
 /** Webhook endpoints: listed by `createdAt`, ties in insertion order. */
 export interface WebhookEndpointRepository {
   get(organizationId: string, endpointId: string): Promise<WebhookEndpointRecord | undefined>;
+  /**
+   * The endpoint, locked until the transaction ends: the dispatcher's `disableEndpoint` of it
+   * waits, then applies to what this transaction wrote (so an update cannot write back a state
+   * read before the endpoint was disabled).
+   */
+  getForUpdate(
+    organizationId: string,
+    endpointId: string,
+  ): Promise<WebhookEndpointRecord | undefined>;
   list(organizationId: string): Promise<WebhookEndpointRecord[]>;
   /** Throws StoreConflictError `webhook_endpoint_pkey` for an existing id. */
   insert(record: WebhookEndpointRecord): Promise<void>;
