@@ -269,6 +269,14 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
     s.accountByAddress.remove(j, r, rest);
     s.accountByPublicKey.remove(j, r, rest);
   };
+  /** Drops the PENDING deliveries `match` keeps (delivered and failed ones stay as a log). */
+  const deletePendingWhere = (match: (delivery: WebhookDelivery) => boolean) => {
+    for (const [id, row] of [...s.pendingDeliveries]) {
+      if (!match(row.delivery)) continue;
+      j.delete(s.deliveries, id);
+      j.delete(s.pendingDeliveries, id);
+    }
+  };
   const tx: StoreTransaction = {
     organizations: {
       ...organizations,
@@ -361,12 +369,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         for (const r of await tx.onRampTransactions.list(org)) {
           await tx.onRampTransactions.delete(org, r.transactionId);
         }
-        for (const [id, row] of [...s.pendingDeliveries]) {
-          if (row.delivery.organizationId === org) {
-            j.delete(s.deliveries, id);
-            j.delete(s.pendingDeliveries, id);
-          }
-        }
+        deletePendingWhere((d) => d.organizationId === org);
         await organizations.delete(org);
       },
     },
@@ -597,13 +600,7 @@ function transactionOver(s: State, j: Journal): StoreTransaction {
         j.set(s.pendingDeliveries, delivery.deliveryId, row);
       },
       async deletePending(org, endpointId) {
-        for (const [id, row] of [...s.pendingDeliveries]) {
-          const d = row.delivery;
-          if (d.organizationId === org && d.endpointId === endpointId) {
-            j.delete(s.deliveries, id);
-            j.delete(s.pendingDeliveries, id);
-          }
-        }
+        deletePendingWhere((d) => d.organizationId === org && d.endpointId === endpointId);
       },
     },
     otps: s.otps.over(j),
