@@ -10,23 +10,15 @@
  * `plan_cache_mode = force_generic_plan`, the plan a busy server ends up with.
  */
 
+import type { ApiKeyCredential } from '@keyhold/activities';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgDriver } from './pg-driver.js';
-import type { SqlClient, SqlDriver } from './sql-client.js';
 import { SqlStore } from './sql-store.js';
+import { explain, type PlanNode, planNodes, RecordingDriver } from './testing/plans.js';
 import { dropSchemas, POSTGRES_URL, postgresReachable, testSchema } from './testing/targets.js';
 
 const withPostgres = await postgresReachable();
-
-/** Parsed JSON of an EXPLAIN. */
-// biome-ignore lint/suspicious/noExplicitAny: plan JSON, read node by node
-type PlanNode = Record<string, any>;
-
-const planNodes = (node: PlanNode): PlanNode[] => [
-  node,
-  ...((node.Plans as PlanNode[] | undefined) ?? []).flatMap(planNodes),
-];
 
 /** The scans of `table` that ran, and the rows each read (returned plus filtered out). */
 function scansOf(plan: PlanNode, table: string) {
@@ -43,36 +35,6 @@ function scansOf(plan: PlanNode, table: string) {
     }));
 }
 
-/** A literal for EXECUTE's arguments (the values the store sends: text, numbers, booleans, text arrays, NULL). */
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (typeof value === 'boolean' || typeof value === 'number') return String(value);
-  if (Array.isArray(value)) return `ARRAY[${value.map(literal).join(', ')}]::text[]`;
-  return `'${String(value).replaceAll("'", "''")}'`;
-}
-
-async function explain(
-  driver: SqlDriver,
-  statement: { text: string; params: unknown[] },
-  generic: boolean,
-): Promise<PlanNode> {
-  return driver.transaction(async (c) => {
-    let rows: Record<string, unknown>[];
-    if (generic) {
-      await c.query('SET LOCAL plan_cache_mode = force_generic_plan');
-      await c.query(`PREPARE keyhold_plan_probe AS ${statement.text}`);
-      rows = await c.query(
-        `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE keyhold_plan_probe(${statement.params.map(literal).join(', ')})`,
-      );
-      await c.query('DEALLOCATE keyhold_plan_probe');
-    } else {
-      rows = await c.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.params);
-    }
-    const raw = Object.values(rows[0]!)[0];
-    return ((typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: PlanNode }[])[0]!.Plan;
-  });
-}
-
 const MONTH = Date.UTC(2026, 10, 1);
 const VICTIM_KEY = `02${'ab'.repeat(32)}`;
 /**
@@ -86,30 +48,15 @@ const DISTINCT_KEYS = 20_000;
 
 describe.skipIf(!withPostgres)('statements stay inside their tenant (Postgres)', () => {
   const schema = testSchema('tenant_plans');
-  const statements: { text: string; params: unknown[] }[] = [];
   let pool: pg.Pool;
-  let driver: SqlDriver;
+  let driver: RecordingDriver;
   let store: SqlStore;
 
   beforeAll(async () => {
     pool = new pg.Pool({ connectionString: POSTGRES_URL, max: 2 });
-    driver = new PgDriver(pool, schema, true);
-    const recording: SqlDriver = {
-      kind: driver.kind,
-      transaction: (work) =>
-        driver.transaction((client: SqlClient) =>
-          work({
-            query: (text, params, fixed, last) => {
-              statements.push({ text, params: [...(params ?? [])] });
-              return client.query(text, params, fixed, last);
-            },
-            exec: (script) => client.exec(script),
-          }),
-        ),
-      close: () => driver.close(),
-    };
-    ({ store } = await SqlStore.open(recording, { schema }));
-    await driver.transaction(async (c) => {
+    driver = new RecordingDriver(new PgDriver(pool, schema, true));
+    ({ store } = await SqlStore.open(driver, { schema }));
+    await driver.inner.transaction(async (c) => {
       // A large root, a small tree (a root and two sub-organizations), and the copiers.
       await c.query(`
         INSERT INTO organizations (organization_id, name, parent_organization_id, root_quorum, created_at, updated_at)
@@ -155,20 +102,22 @@ describe.skipIf(!withPostgres)('statements stay inside their tenant (Postgres)',
   });
 
   it("a signing quota's count reads the tree's activities, not every organization's", async () => {
-    statements.length = 0;
-    const count = await store.transaction((tx) =>
-      tx.activities.countInTree(
-        'small',
-        {
-          statuses: ['ACTIVITY_STATUS_COMPLETED'],
-          types: ['ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2'],
-        },
-        MONTH,
-      ),
-    );
+    let count: number | undefined;
+    const statements = await driver.capture(async () => {
+      count = await store.transaction((tx) =>
+        tx.activities.countInTree(
+          'small',
+          {
+            statuses: ['ACTIVITY_STATUS_COMPLETED'],
+            types: ['ACTIVITY_TYPE_SIGN_RAW_PAYLOAD_V2', 'ACTIVITY_TYPE_SIGN_TRANSACTION_V2'],
+          },
+          MONTH,
+        ),
+      );
+    });
     expect(count).toBe(9); // this month's completed signatures: three in each organization
     const statement = statements.find((s) => s.text.includes('count(*)'))!;
-    const plan = await explain(driver, statement, false);
+    const { plan } = await explain(driver.inner, statement);
     const scans = scansOf(plan, 'activities');
     expect(scans.length, JSON.stringify(plan)).toBeGreaterThan(0);
     // The tree holds 36 activities; the other organizations 40,000.
@@ -179,18 +128,20 @@ describe.skipIf(!withPostgres)('statements stay inside their tenant (Postgres)',
   });
 
   it("a credential lookup's kept plan reads the organization's and its parent's keys, not every copy", async () => {
-    statements.length = 0;
-    const found = await store.transaction((tx) =>
-      tx.credentials.findApiKeys(VICTIM_KEY, {
-        organizationId: 'small-a',
-        parentOrganizationId: 'small',
-        includeChildren: false,
-      }),
-    );
+    let found: ApiKeyCredential[] = [];
+    const statements = await driver.capture(async () => {
+      found = await store.transaction((tx) =>
+        tx.credentials.findApiKeys(VICTIM_KEY, {
+          organizationId: 'small-a',
+          parentOrganizationId: 'small',
+          includeChildren: false,
+        }),
+      );
+    });
     expect(found.map((f) => [f.relation, f.apiKey.organizationId])).toEqual([['self', 'small-a']]);
     const statement = statements.find((s) => s.text.includes('FROM api_keys'))!;
     for (const generic of [false, true]) {
-      const plan = await explain(driver, statement, generic);
+      const { plan } = await explain(driver.inner, statement, { generic });
       // The holder's own keys (alias `h`) are read per key found, by that holder: not counted.
       const scans = scansOf(plan, 'api_keys').filter((s) => s.alias !== 'h');
       expect(scans.length, JSON.stringify(plan)).toBeGreaterThan(0);

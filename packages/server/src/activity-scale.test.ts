@@ -20,17 +20,19 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type { ActivityRecord } from '@keyhold/activities';
-import {
-  PgDriver,
-  PgliteDriver,
-  type SqlClient,
-  type SqlDriver,
-  SqlStore,
-} from '@keyhold/store-postgres';
+import { PgDriver, PgliteDriver, SqlStore } from '@keyhold/store-postgres';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { afterAll, describe, expect, it } from 'vitest';
 // Test helpers of the SQL adapter (no package export: test-only code).
 import { templatePglite } from '../../../adapters/store-postgres/src/testing/pglite-template.js';
+import {
+  explain,
+  explainedPlan,
+  type PlanNode,
+  planNodes,
+  RecordingDriver,
+  type Statement,
+} from '../../../adapters/store-postgres/src/testing/plans.js';
 import {
   dropSchemas,
   POSTGRES_URL,
@@ -42,62 +44,12 @@ import { createKeyhold, type Keyhold } from './keyhold.js';
 import type { KeyholdClient } from './keyhold-client.js';
 import { silentLogger } from './logger.js';
 
-/** Parsed wire JSON, read field by field by the assertions. */
-// biome-ignore lint/suspicious/noExplicitAny: wire JSON, checked by the assertions
-type Json = Record<string, any>;
-
 const COUNT = Number(process.env.ACTIVITY_SCALE_COUNT ?? 100_000);
 const BATCH = 2_000;
 const INSERT_WORKERS = 4;
 /** Overrides how each store is filled: `store` (the port) or `sql` (one statement). */
 const INSERT = process.env.ACTIVITY_SCALE_INSERT as 'store' | 'sql' | undefined;
 const PAGE = 100;
-
-// ---------------------------------------------------------------------------------------
-// A driver that records the statements the store runs, so the test EXPLAINs exactly those.
-
-interface Statement {
-  text: string;
-  params: unknown[];
-}
-
-class RecordingDriver implements SqlDriver {
-  readonly kind: SqlDriver['kind'];
-  recording = false;
-  statements: Statement[] = [];
-
-  constructor(readonly inner: SqlDriver) {
-    this.kind = inner.kind;
-  }
-
-  transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
-    return this.inner.transaction((client) =>
-      work({
-        query: (text, params) => {
-          if (this.recording) this.statements.push({ text, params: [...(params ?? [])] });
-          return client.query(text, params);
-        },
-        exec: (script) => client.exec(script),
-      }),
-    );
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
-  }
-
-  /** Runs `work`, returning the statements the store ran meanwhile. */
-  async capture(work: () => Promise<unknown>): Promise<Statement[]> {
-    this.statements = [];
-    this.recording = true;
-    try {
-      await work();
-    } finally {
-      this.recording = false;
-    }
-    return this.statements;
-  }
-}
 
 interface Target {
   driver: RecordingDriver;
@@ -150,36 +102,17 @@ function stats(samples: number[]) {
   };
 }
 
-/** Every plan node, depth first. */
-function planNodes(plan: Json): Json[] {
-  return [plan, ...((plan.Plans as Json[] | undefined) ?? []).flatMap(planNodes)];
-}
-
-/** EXPLAIN ANALYZE of a captured statement: its plan and the database's execution time. */
-async function explain(driver: RecordingDriver, statement: Statement) {
-  const rows = await driver.inner.transaction((client) =>
-    client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.params),
-  );
-  const raw = Object.values(rows[0]!)[0];
-  const [json] = (typeof raw === 'string' ? JSON.parse(raw) : raw) as {
-    Plan: Json;
-    'Execution Time': number;
-  }[];
-  return { plan: json!.Plan, executionMs: json!['Execution Time'] };
-}
-
 /** The plan of a statement with the activities indexes dropped (rolled back afterwards). */
 async function planWithoutIndexes(driver: RecordingDriver, statement: Statement) {
   class Rollback extends Error {}
-  let plan: Json | undefined;
+  let plan: PlanNode | undefined;
   await driver.inner
     .transaction(async (client) => {
       await client.exec(
         'DROP INDEX activities_listing_idx; ALTER TABLE activities DROP CONSTRAINT activities_pkey',
       );
       const rows = await client.query(`EXPLAIN (FORMAT JSON) ${statement.text}`, statement.params);
-      const raw = Object.values(rows[0]!)[0];
-      plan = ((typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: Json }[])[0]!.Plan;
+      plan = explainedPlan(rows).plan;
       throw new Rollback();
     })
     .catch((error: unknown) => {
@@ -189,7 +122,7 @@ async function planWithoutIndexes(driver: RecordingDriver, statement: Statement)
 }
 
 /** Asserts a plan reads `activities` through an index only, never scanning or sorting it. */
-function expectIndexOnly(plan: Json, label: string) {
+function expectIndexOnly(plan: PlanNode, label: string) {
   const nodes = planNodes(plan);
   const onActivities = nodes.filter((n) => n['Relation Name'] === 'activities');
   expect(onActivities.length, `${label}: ${JSON.stringify(plan)}`).toBeGreaterThan(0);
@@ -410,7 +343,7 @@ async function hundredThousandActivities(name: string, target: Target) {
       ['listBefore', before[0]!],
       ['get', lookup[0]!],
     ] as const) {
-      const { plan, executionMs } = await explain(target.driver, statement);
+      const { plan, executionMs } = await explain(target.driver.inner, statement);
       plans[label] = { scans: expectIndexOnly(plan, label), executionMs };
     }
 
@@ -419,7 +352,7 @@ async function hundredThousandActivities(name: string, target: Target) {
     expect(() => expectIndexOnly(unindexed, 'without indexes')).toThrow();
     expect(JSON.stringify(unindexed)).toMatch(/Seq Scan/);
     // The indexes are back (the DROP rolled back).
-    expectIndexOnly((await explain(target.driver, listing[0]!)).plan, 'after the rollback');
+    expectIndexOnly((await explain(target.driver.inner, listing[0]!)).plan, 'after the rollback');
     const figures = {
       store: name,
       activities: N,

@@ -18,6 +18,7 @@ import { MemoryStore } from '@keyhold/store-memory';
 import { PgDriver, type SqlClient, type SqlDriver, SqlStore } from '@keyhold/store-postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 // Test helpers of the SQL adapter (no package export: test-only code).
+import { explain, planNodes } from '../../../adapters/store-postgres/src/testing/plans.js';
 import {
   dropSchemas,
   POSTGRES_URL,
@@ -33,10 +34,6 @@ const LARGE = Number(process.env.CREDENTIAL_COST_COUNT ?? 10_000);
 const SMALL = 10;
 const BATCH = 1_000;
 const SAMPLES = 20;
-
-/** Parsed JSON of an EXPLAIN. */
-// biome-ignore lint/suspicious/noExplicitAny: plan JSON, read node by node
-type Json = Record<string, any>;
 
 // ---------------------------------------------------------------------------------------
 // Counting: every repository call a transaction makes, and (SQL) every statement it runs.
@@ -196,10 +193,6 @@ async function oldWalk(store: Store, parent: string, publicKey: string): Promise
 function median(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return Number(sorted[Math.floor(sorted.length / 2)]!.toFixed(2));
-}
-
-function planNodes(plan: Json): Json[] {
-  return [plan, ...((plan.Plans as Json[] | undefined) ?? []).flatMap(planNodes)];
 }
 
 interface Measure {
@@ -366,15 +359,8 @@ describe.each([
         expect(large.unknown.statements).toBe(2);
         // The lookup reads api_keys, organizations and users through indexes only.
         const statement = large.unknown.lookup!;
-        const rows = await driver.transaction((c) =>
-          c.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, statement.params),
-        );
-        const raw = Object.values(rows[0]!)[0];
-        const [explained] = (typeof raw === 'string' ? JSON.parse(raw) : raw) as {
-          Plan: Json;
-          'Execution Time': number;
-        }[];
-        const nodes = planNodes(explained!.Plan);
+        const { plan, executionMs } = await explain(driver, statement);
+        const nodes = planNodes(plan);
         const scans = nodes
           .filter((n) => n['Relation Name'])
           .map((n) => `${n['Node Type']} on ${n['Relation Name']} using ${n['Index Name']}`);
@@ -383,9 +369,9 @@ describe.each([
         // scan, whatever its indexes: authenticators here).
         expect(
           nodes.filter((n) => n['Node Type'] === 'Seq Scan' && n['Actual Loops'] > 0),
-          JSON.stringify(explained!.Plan),
+          JSON.stringify(plan),
         ).toEqual([]);
-        report.lookupPlan = { scans, executionMs: explained!['Execution Time'] };
+        report.lookupPlan = { scans, executionMs };
       }
       console.log(
         `credential lookup cost on ${target.name} (built ${LARGE - SMALL} sub-organizations in ${buildSeconds} s):\n` +
